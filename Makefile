@@ -1,0 +1,39 @@
+# The two commands of the README: `make run` and `make test`. Both set up what they need.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# Re-install only when pyproject.toml changes.
+$(VENV)/.run-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@ $(VENV)/.run-installed
+
+run: $(VENV)/.run-installed
+	scripts/system-deps.sh run
+	$(BIN)/sparrow-desktop
+
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check server desktop tests bench
+	$(BIN)/mypy
+
+test: $(VENV)/.test-installed
+	scripts/system-deps.sh test
+	$(MAKE) --no-print-directory lint
+	scripts/test-session.sh $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.test-installed
+	scripts/system-deps.sh test
+	scripts/test-session.sh $(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build dist artifacts .pytest_cache .mypy_cache .ruff_cache

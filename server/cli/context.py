@@ -1,0 +1,18 @@
+"""What every command that touches state opens: the paths and the store."""
+
+from __future__ import annotations
+
+import sys
+
+from server.core.paths import Paths, resolve_paths
+from server.engine.store import Store
+
+
+def open_state() -> tuple[Paths, Store]:
+    paths = resolve_paths().ensure()
+    return paths, Store(paths.database)
+
+
+def fail(message: str, code: int = 1) -> int:
+    print(f"sparrow: {message}", file=sys.stderr)
+    return code

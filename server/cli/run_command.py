@@ -1,0 +1,73 @@
+"""``sparrow run``: one agent run in this process, printed as it happens."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+import anyio
+
+from server.cli.context import fail, open_state
+from server.cli.render import HumanRenderer, JsonRenderer
+from server.core.events import RunFinished
+from server.engine.bus import EventBus, Subscription
+from server.providers.scripted import ScriptedProvider, ScriptError, load_script
+from server.runtime.runs import RunManager, RunRequest, RunRequestError
+
+EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 1, "cancelled": 130}
+Renderer = JsonRenderer | HumanRenderer
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.script:
+        try:
+            turns = load_script(Path(args.script))
+        except ScriptError as exc:
+            return fail(str(exc), 2)
+        request = RunRequest(args.workspace, args.task, provider=ScriptedProvider(turns, name="script"))
+    elif args.demo:
+        request = RunRequest(args.workspace, args.task, model="demo")
+    else:
+        return fail("no model chosen: add --demo for the built-in demo, or --script FILE to play "
+                    "a scripted model (the README describes the script format)", 2)
+    renderer = JsonRenderer() if args.json else HumanRenderer()
+    return anyio.run(_run, request, renderer)
+
+
+async def _run(request: RunRequest, renderer: Renderer) -> int:
+    paths, store = open_state()
+    bus = EventBus()
+    try:
+        # The terminal is this run's only reader: a generous queue, never a lagged drop.
+        with bus.subscribe(limit=1_000_000) as subscription:
+            async with RunManager(paths=paths, store=store, bus=bus) as runs:
+                try:
+                    info = runs.start(request)
+                except RunRequestError as exc:
+                    return fail(str(exc), 2)
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_on_signal, runs, info.id)
+                    status = await _follow(subscription, renderer)
+                    tg.cancel_scope.cancel()
+    finally:
+        store.close()
+    if isinstance(renderer, HumanRenderer):
+        print(f"replay it: sparrow replay {info.id}", file=sys.stderr)
+    return EXIT_CODES.get(status, 1)
+
+
+async def _follow(subscription: Subscription, renderer: Renderer) -> str:
+    while True:
+        for event in await subscription.receive():
+            renderer(event)
+            if isinstance(event, RunFinished):
+                return event.status
+
+
+async def _cancel_on_signal(runs: RunManager, run_id: str) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            runs.cancel(run_id, "cancelled by Ctrl-C" if signum == signal.SIGINT else "cancelled by SIGTERM")
+            return

@@ -1,0 +1,38 @@
+"""``sparrow runs``: recent runs, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from server.cli.context import open_state
+
+
+def _age(ts: float) -> str:
+    seconds = max(0, int(time.time() - ts))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
+
+
+def handle(args: argparse.Namespace) -> int:
+    _, store = open_state()
+    try:
+        runs = store.recent_runs(max(1, args.limit))
+    finally:
+        store.close()
+    if args.json:
+        for info in runs:
+            print(json.dumps(info.to_dict(), ensure_ascii=False))
+        return 0
+    if not runs:
+        print("no runs yet: try `sparrow run --demo --workspace DIR \"say hello\"`")
+        return 0
+    print(f"{'RUN':<26} {'STATUS':<10} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<8}  TASK / WORKSPACE")
+    for info in runs:
+        task = info.task if len(info.task) <= 40 else info.task[:39] + "…"
+        print(f"{info.id:<26} {info.status:<10} {info.model:<8} {info.turns:>5}  "
+              f"{_age(info.created_at):<8}  {task}  ({info.workspace})")
+    return 0

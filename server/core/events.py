@@ -1,0 +1,120 @@
+"""The events every surface consumes: WebSocket clients, the transcript, the
+CLI's NDJSON, notifications and the tray.
+
+Each event is a small dataclass with a literal ``type`` tag and the envelope
+every event carries: ``run_id``, ``seq`` (1, 2, 3... within a run) and ``ts``
+(seconds since the epoch). The JSON form is the dataclass's fields, ``type``
+first; ``event_from_dict`` is its exact inverse.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+RunStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
+FINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "stopped"})
+
+
+class EventDecodeError(ValueError):
+    """A JSON object that is not an event of a known type and shape."""
+
+
+@dataclass(kw_only=True)
+class Event:
+    type: ClassVar[str]
+    run_id: str
+    seq: int = 0
+    ts: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **dataclasses.asdict(self)}
+
+
+@dataclass(kw_only=True)
+class RunStarted(Event):
+    type: ClassVar[str] = "run_started"
+    task: str
+    workspace: str
+    model: str
+    session_id: str
+
+
+@dataclass(kw_only=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    turn: int
+    text: str
+
+    def merged(self, later: TextDelta) -> TextDelta:
+        """One delta standing for this one and a later one of the same turn."""
+        return TextDelta(
+            run_id=self.run_id, seq=later.seq, ts=later.ts, turn=later.turn, text=self.text + later.text
+        )
+
+
+@dataclass(kw_only=True)
+class ToolRequested(Event):
+    type: ClassVar[str] = "tool_requested"
+    turn: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    risk: str
+
+
+@dataclass(kw_only=True)
+class ToolResult(Event):
+    type: ClassVar[str] = "tool_result"
+    turn: int
+    call_id: str
+    tool: str
+    ok: bool
+    output: str
+    truncated: bool = False
+    duration_ms: int = 0
+
+
+@dataclass(kw_only=True)
+class UsageReported(Event):
+    """What the model reported for one turn (input side = the context it saw)."""
+
+    type: ClassVar[str] = "usage_reported"
+    turn: int
+    input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(kw_only=True)
+class RunFinished(Event):
+    type: ClassVar[str] = "run_finished"
+    status: RunStatus
+    reason: str
+    turns: int = 0
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls for cls in (RunStarted, TextDelta, ToolRequested, ToolResult, UsageReported, RunFinished)
+}
+
+
+def event_from_dict(data: object) -> Event:
+    if not isinstance(data, dict):
+        raise EventDecodeError(f"an event must be a JSON object, not {type(data).__name__}")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise EventDecodeError(f"unknown event type {kind!r}")
+    body = {k: v for k, v in data.items() if k != "type"}
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(body) - names)
+    if unknown:
+        raise EventDecodeError(f"{kind}: unexpected fields {', '.join(unknown)}")
+    try:
+        return cls(**body)
+    except TypeError as exc:
+        raise EventDecodeError(f"{kind}: {exc}") from exc

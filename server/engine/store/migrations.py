@@ -1,0 +1,64 @@
+"""Schema migrations: an ordered list of small named functions, each applied
+once and recorded in the ``migrations`` table. Never edit one that has
+shipped; add the next."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from peewee import SqliteDatabase
+
+Migration = Callable[[SqliteDatabase], None]
+
+
+def m001_initial(db: SqliteDatabase) -> None:
+    db.execute_sql(
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute_sql(
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            workspace TEXT NOT NULL,
+            task TEXT NOT NULL,
+            model TEXT NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            turns INTEGER NOT NULL DEFAULT 0,
+            pid INTEGER NOT NULL,
+            transcript TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            finished_at REAL
+        )"""
+    )
+    db.execute_sql("CREATE INDEX runs_created_at ON runs(created_at)")
+    db.execute_sql("CREATE INDEX runs_session ON runs(session_id)")
+
+
+MIGRATIONS: list[Migration] = [m001_initial]
+
+
+def apply_migrations(db: SqliteDatabase) -> list[str]:
+    """Apply the migrations not yet recorded; return the names applied now."""
+    db.execute_sql(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    done = {row[0] for row in db.execute_sql("SELECT name FROM migrations").fetchall()}
+    applied = []
+    for migration in MIGRATIONS:
+        name = migration.__name__
+        if name in done:
+            continue
+        with db.atomic():
+            migration(db)
+            db.execute_sql("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+        applied.append(name)
+    return applied

@@ -1,0 +1,122 @@
+"""Reading and writing sessions and runs. The desktop app and CLI runs in other
+processes share the database; WAL lets them read while one writes."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from peewee import SqliteDatabase
+
+from server.engine.store.migrations import apply_migrations
+from server.engine.store.records import MODELS, RunRecord, SessionRecord
+
+INTERRUPTED = "interrupted: Sparrow stopped before the run finished"
+
+
+def new_id(prefix: str) -> str:
+    """Sortable by time, readable, and unique enough for one user's machine."""
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: str
+    session_id: str
+    workspace: str
+    task: str
+    model: str
+    status: str
+    reason: str
+    turns: int
+    created_at: float
+    finished_at: float | None
+    transcript: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def of(cls, row: RunRecord) -> RunInfo:
+        return cls(
+            id=row.id, session_id=row.session_id, workspace=row.workspace, task=row.task,
+            model=row.model, status=row.status, reason=row.reason, turns=row.turns,
+            created_at=row.created_at, finished_at=row.finished_at, transcript=row.transcript,
+        )
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = SqliteDatabase(
+            str(path),
+            pragmas={"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 5000,
+                     "synchronous": "normal"},
+        )
+        self.db.bind(MODELS)
+        self.db.connect(reuse_if_open=True)
+        apply_migrations(self.db)
+        self._close_orphans()
+
+    def close(self) -> None:
+        if not self.db.is_closed():
+            self.db.close()
+
+    def _close_orphans(self) -> None:
+        """Runs left 'running' by a process that no longer exists end as failed."""
+        for row in RunRecord.select().where(RunRecord.status == "running"):
+            if not _pid_alive(row.pid):
+                row.status, row.reason, row.finished_at = "failed", INTERRUPTED, time.time()
+                row.save()
+
+    def create_session(self, workspace: str, title: str = "") -> str:
+        session_id = new_id("s")
+        SessionRecord.create(id=session_id, workspace=workspace, title=title[:200], created_at=time.time())
+        return session_id
+
+    def create_run(
+        self, *, run_id: str, session_id: str, workspace: str, task: str, model: str, transcript: Path
+    ) -> RunInfo:
+        row = RunRecord.create(
+            id=run_id, session=session_id, workspace=workspace, task=task, model=model,
+            status="running", pid=os.getpid(), transcript=str(transcript), created_at=time.time(),
+        )
+        return RunInfo.of(row)
+
+    def finish_run(self, run_id: str, *, status: str, reason: str, turns: int) -> None:
+        RunRecord.update(status=status, reason=reason, turns=turns, finished_at=time.time()).where(
+            RunRecord.id == run_id
+        ).execute()
+
+    def get_run(self, run_id: str) -> RunInfo | None:
+        row = RunRecord.get_or_none(RunRecord.id == run_id)
+        return RunInfo.of(row) if row is not None else None
+
+    def recent_runs(self, limit: int = 50) -> list[RunInfo]:
+        query = RunRecord.select().order_by(RunRecord.created_at.desc(), RunRecord.id.desc()).limit(limit)
+        return [RunInfo.of(row) for row in query]
+
+    def recent_workspaces(self, limit: int = 20) -> list[str]:
+        cursor = self.db.execute_sql(
+            "SELECT workspace FROM runs GROUP BY workspace ORDER BY MAX(created_at) DESC LIMIT ?", (limit,)
+        )
+        return [row[0] for row in cursor.fetchall()]

@@ -1,0 +1,82 @@
+"""What a tool is: a name, a JSON schema for its arguments, a risk level, and
+an async ``run`` that turns arguments into an output the model reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from server.core.settings import Settings
+from server.engine.workspace import Workspace
+
+
+class Risk(StrEnum):
+    """The risk levels of autonomy-and-safety.md, spelled as it spells them."""
+
+    READ_ONLY = "ReadOnly"
+    MUTATING = "Mutating"
+    EXEC = "Exec"
+    DESTRUCTIVE = "Destructive"
+    NETWORK = "Network"
+
+
+class ToolArgumentError(ValueError):
+    """Arguments that do not fit the tool's schema; the model sees the message."""
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    ok: bool
+    content: str
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    workspace: Workspace
+    settings: Settings
+
+
+class Tool(Protocol):
+    name: str
+    description: str
+    risk: Risk
+    parameters: dict[str, Any]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+def string_schema(required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
+    """A JSON schema of string properties, each with its description."""
+    props = {name: {"type": "string", "description": text} for name, text in required.items()}
+    props |= {n: {"type": "string", "description": t} for n, t in (optional or {}).items()}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def check_args(tool: Tool, args: dict[str, Any]) -> dict[str, str]:
+    """The arguments as strings, or a ToolArgumentError naming what is wrong."""
+    schema = tool.parameters
+    known = set(schema["properties"])
+    unknown = sorted(set(args) - known)
+    if unknown:
+        raise ToolArgumentError(f"{tool.name}: unknown argument(s) {', '.join(unknown)}")
+    for name in schema["required"]:
+        if name not in args:
+            raise ToolArgumentError(f"{tool.name}: missing required argument '{name}'")
+    for name, value in args.items():
+        if not isinstance(value, str):
+            raise ToolArgumentError(f"{tool.name}: argument '{name}' must be a string")
+    return dict(args)
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """At most ``limit`` characters, and whether anything was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + f"\n… [{len(text) - limit} more characters not shown]", True

@@ -1,0 +1,130 @@
+"""The file tools: read_file, list_dir, write_file. Paths are relative to the
+workspace; blocking I/O runs in a worker thread so the engine keeps streaming."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from server.engine.tools.base import Risk, ToolContext, ToolOutput, check_args, string_schema
+
+_BINARY_SNIFF = 8192
+
+
+def _format_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024:
+            break
+    return f"{value:.1f} {unit}"
+
+
+class ReadFile:
+    name = "read_file"
+    description = "Read a text file of the workspace."
+    risk = Risk.READ_ONLY
+    parameters = string_schema({"path": "File path, relative to the workspace."})
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        path = check_args(self, args)["path"]
+        target = ctx.workspace.resolve(path)
+        return await anyio.to_thread.run_sync(self._read, target, path, ctx.settings.files.read_limit_bytes)
+
+    @staticmethod
+    def _read(target: Path, shown: str, limit: int) -> ToolOutput:
+        if not target.exists():
+            return ToolOutput(False, f"{shown}: no such file")
+        if target.is_dir():
+            return ToolOutput(False, f"{shown}: is a folder; use list_dir")
+        size = target.stat().st_size
+        with target.open("rb") as handle:
+            head = handle.read(limit + 1)
+        if b"\x00" in head[:_BINARY_SNIFF]:
+            return ToolOutput(True, f"{shown}: binary file, {_format_size(size)}; contents not shown")
+        cut = len(head) > limit
+        text = head[:limit].decode("utf-8", errors="replace")
+        if cut:
+            text += f"\n… [file is {_format_size(size)}; only the first {_format_size(limit)} shown]"
+        return ToolOutput(True, text, truncated=cut)
+
+
+class ListDir:
+    name = "list_dir"
+    description = "List a folder of the workspace: folders end with '/', files show their size."
+    risk = Risk.READ_ONLY
+    parameters = string_schema({"path": "Folder path, relative to the workspace ('.' for its root)."})
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        path = check_args(self, args)["path"]
+        target = ctx.workspace.resolve(path)
+        limit = ctx.settings.files.list_limit_entries
+        return await anyio.to_thread.run_sync(self._list, target, path, limit)
+
+    @staticmethod
+    def _list(target: Path, shown: str, limit: int) -> ToolOutput:
+        if not target.exists():
+            return ToolOutput(False, f"{shown}: no such folder")
+        if not target.is_dir():
+            return ToolOutput(False, f"{shown}: is a file; use read_file")
+        lines = []
+        with os.scandir(target) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    lines.append(f"{entry.name}/")
+                else:
+                    lines.append(f"{entry.name}  {_format_size(info.st_size)}")
+        if not lines:
+            return ToolOutput(True, f"{shown}: empty folder")
+        cut = len(lines) > limit
+        body = "\n".join(lines[:limit])
+        if cut:
+            body += f"\n… [{len(lines) - limit} more entries not shown]"
+        return ToolOutput(True, body, truncated=cut)
+
+
+class WriteFile:
+    name = "write_file"
+    description = "Create or replace a file of the workspace with the given content."
+    risk = Risk.MUTATING
+    parameters = string_schema(
+        {"path": "File path, relative to the workspace.", "content": "The whole new content."}
+    )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        checked = check_args(self, args)
+        target = ctx.workspace.resolve(checked["path"])
+        return await anyio.to_thread.run_sync(self._write, target, checked["path"], checked["content"])
+
+    @staticmethod
+    def _write(target: Path, shown: str, content: str) -> ToolOutput:
+        if target.is_dir():
+            return ToolOutput(False, f"{shown}: is a folder")
+        data = content.encode("utf-8")
+        existed = target.exists()
+        mode = stat.S_IMODE(target.stat().st_mode) if existed else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Write beside the target and rename over it: a crash never leaves half a file.
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".sparrow-tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        verb = "replaced" if existed else "created"
+        return ToolOutput(True, f"{shown}: {verb}, {_format_size(len(data))}")

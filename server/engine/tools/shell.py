@@ -1,0 +1,106 @@
+"""run_shell: a command in the workspace, through the platform's shell.
+
+The command runs in its own process group so that a timeout or a cancelled run
+kills everything it started, not just the shell. Output is capped; the model
+sees the exit code, stdout and stderr."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import anyio
+from anyio.abc import Process
+
+from server.engine.tools.base import Risk, ToolContext, ToolOutput, check_args, string_schema, truncate
+
+# Enough for ordinary build and test commands; secrets in the parent's
+# environment (API keys, tokens) are not passed on.
+_ENV_ALLOW = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR",
+    "TZ", "SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE", "APPDATA",
+    "LOCALAPPDATA", "PROGRAMDATA", "WINDIR",
+)
+
+
+def shell_environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}
+    env.setdefault("PATH", os.defpath)
+    return env
+
+
+def _kill_group(process: Process) -> None:
+    try:
+        if sys.platform == "win32":
+            process.kill()
+        else:
+            os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class RunShell:
+    name = "run_shell"
+    description = "Run a shell command in the workspace folder and return its exit code and output."
+    risk = Risk.EXEC
+    parameters = string_schema({"command": "The command line, run by the system shell."})
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        command = check_args(self, args)["command"]
+        if not command.strip():
+            return ToolOutput(False, "run_shell: the command is empty")
+        limit = ctx.settings.shell.output_limit_bytes
+        timeout = ctx.settings.shell.timeout_seconds
+        process = await anyio.open_process(
+            command if sys.platform == "win32" else ["/bin/sh", "-c", command],
+            cwd=ctx.workspace.root,
+            env=shell_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=sys.platform != "win32",
+        )
+        out = bytearray()
+        err = bytearray()
+        timed_out = False
+        try:
+            with anyio.move_on_after(timeout) as scope:
+                async with anyio.create_task_group() as tg:
+                    assert process.stdout is not None and process.stderr is not None
+                    tg.start_soon(_drain, process.stdout, out, limit)
+                    tg.start_soon(_drain, process.stderr, err, limit)
+                await process.wait()
+            timed_out = scope.cancelled_caught
+        finally:
+            if process.returncode is None:
+                _kill_group(process)
+                with anyio.CancelScope(shield=True):
+                    await process.wait()
+        return _result(process.returncode, out, err, limit, timeout if timed_out else None)
+
+
+async def _drain(stream: Any, sink: bytearray, limit: int) -> None:
+    # Keep reading past the cap so the child never blocks on a full pipe.
+    async for chunk in stream:
+        room = limit + 1 - len(sink)
+        if room > 0:
+            sink.extend(chunk[:room])
+
+
+def _result(code: int | None, out: bytearray, err: bytearray, limit: int, timeout: float | None) -> ToolOutput:
+    stdout, cut_out = truncate(out.decode("utf-8", errors="replace"), limit)
+    stderr, cut_err = truncate(err.decode("utf-8", errors="replace"), limit)
+    parts = []
+    if timeout is not None:
+        parts.append(f"timed out after {timeout:g} s; the command and its children were killed")
+    else:
+        parts.append(f"exit code {code}")
+    if stdout:
+        parts.append(f"stdout:\n{stdout.rstrip()}")
+    if stderr:
+        parts.append(f"stderr:\n{stderr.rstrip()}")
+    return ToolOutput(ok=timeout is None and code == 0, content="\n".join(parts),
+                      truncated=cut_out or cut_err)

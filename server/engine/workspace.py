@@ -1,0 +1,52 @@
+"""A workspace: the folder a run works in. Every path a tool touches is
+resolved here, through symlinks, and refused when it lands outside."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class WorkspaceError(ValueError):
+    """A folder that cannot be used as a workspace; the message says why."""
+
+
+class OutsideWorkspace(PermissionError):
+    """A tool path that resolves outside the workspace."""
+
+
+def open_workspace(raw: str | os.PathLike[str]) -> Workspace:
+    text = os.fspath(raw).strip()
+    if not text:
+        raise WorkspaceError("no workspace given: choose a folder to work in")
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    if not path.exists():
+        raise WorkspaceError(f"workspace not found: {path}")
+    if not path.is_dir():
+        raise WorkspaceError(f"workspace is a file, not a folder: {path}")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise WorkspaceError(f"workspace cannot be read: {path}")
+    return Workspace(path.resolve())
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    def resolve(self, relative: str) -> Path:
+        """The real path of ``relative`` (symlinks followed), which must stay inside."""
+        if "\x00" in relative:
+            raise OutsideWorkspace(f"path contains a NUL byte: {relative!r}")
+        candidate = (self.root / relative).resolve()
+        if candidate != self.root and not candidate.is_relative_to(self.root):
+            raise OutsideWorkspace(f"'{relative}' is outside the workspace {self.root}")
+        return candidate
+
+    def relative(self, path: Path) -> str:
+        rel = path.relative_to(self.root).as_posix()
+        return rel or "."

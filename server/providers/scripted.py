@@ -1,0 +1,163 @@
+"""A model that plays a script: the stand-in for a real model in tests, the demo
+and ``sparrow run --script FILE``.
+
+Each call to ``stream`` plays the next turn through the same streaming path a
+real provider uses (text in small chunks, then tool calls, then usage). When
+the script has no turn left the provider raises ``ScriptExhausted``, so a test
+whose script is too short fails loudly instead of hanging or inventing text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from server.providers.base import (
+    Message,
+    ProviderError,
+    StreamPart,
+    TextChunk,
+    ToolCall,
+    ToolCallChunk,
+    ToolSpec,
+    Usage,
+    UsageChunk,
+)
+
+
+class ScriptExhausted(ProviderError):
+    """The script has no turn left for the model to play."""
+
+
+class ScriptError(ValueError):
+    """A script file or object that does not follow the documented format."""
+
+
+@dataclass(frozen=True)
+class ScriptedToolCall:
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    text: str = ""
+    tool_calls: tuple[ScriptedToolCall, ...] = ()
+    usage: Usage | None = None
+
+
+TurnFunction = Callable[[Sequence[Message]], ScriptedTurn]
+
+_CHUNK = re.compile(r"\S+\s*|\s+")
+_USAGE_KEYS = {f for f in Usage.__dataclass_fields__}
+
+
+class ScriptedProvider:
+    def __init__(
+        self,
+        turns: Sequence[ScriptedTurn] | TurnFunction,
+        *,
+        name: str = "scripted",
+        chunk_delay: float = 0.0,
+    ) -> None:
+        self._turns = list(turns) if not callable(turns) else None
+        self._function = turns if callable(turns) else None
+        self._played = 0
+        self._name = name
+        self._chunk_delay = chunk_delay
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def turns_played(self) -> int:
+        return self._played
+
+    def _next_turn(self, messages: Sequence[Message]) -> ScriptedTurn:
+        if self._function is not None:
+            return self._function(messages)
+        assert self._turns is not None
+        if self._played >= len(self._turns):
+            raise ScriptExhausted(
+                f"the scripted model has no turn left: its script has {len(self._turns)} "
+                f"turn(s) and the run asked for turn {self._played + 1}"
+            )
+        return self._turns[self._played]
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AsyncIterator[StreamPart]:
+        turn = self._next_turn(messages)
+        self._played += 1
+        number = self._played
+        for piece in _CHUNK.findall(turn.text):
+            if self._chunk_delay:
+                await anyio.sleep(self._chunk_delay)
+            else:
+                await anyio.lowlevel.checkpoint()
+            yield TextChunk(piece)
+        for index, call in enumerate(turn.tool_calls, start=1):
+            yield ToolCallChunk(ToolCall(id=f"call_{number}_{index}", name=call.tool, args=call.args))
+        yield UsageChunk(turn.usage or Usage())
+
+
+def parse_script(data: object, where: str = "script") -> list[ScriptedTurn]:
+    """Turns from the documented JSON shape: ``{"turns": [{"text", "tool_calls", "usage"}]}``."""
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        raise ScriptError(f'{where}: expected an object with a "turns" list')
+    unknown = set(data) - {"turns"}
+    if unknown:
+        raise ScriptError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    return [_parse_turn(raw, f"{where}: turns[{i}]") for i, raw in enumerate(data["turns"])]
+
+
+def _parse_turn(raw: object, where: str) -> ScriptedTurn:
+    if not isinstance(raw, dict):
+        raise ScriptError(f"{where}: expected an object")
+    unknown = set(raw) - {"text", "tool_calls", "usage"}
+    if unknown:
+        raise ScriptError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    text = raw.get("text", "")
+    if not isinstance(text, str):
+        raise ScriptError(f"{where}.text: expected a string")
+    calls_raw = raw.get("tool_calls", [])
+    if not isinstance(calls_raw, list):
+        raise ScriptError(f"{where}.tool_calls: expected a list")
+    calls = []
+    for j, call in enumerate(calls_raw):
+        at = f"{where}.tool_calls[{j}]"
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+            raise ScriptError(f'{at}: expected an object with a "tool" name')
+        args = call.get("args", {})
+        if not isinstance(args, dict):
+            raise ScriptError(f"{at}.args: expected an object")
+        calls.append(ScriptedToolCall(tool=call["tool"], args=args))
+    usage_raw = raw.get("usage")
+    usage = None
+    if usage_raw is not None:
+        if not isinstance(usage_raw, dict) or set(usage_raw) - _USAGE_KEYS:
+            raise ScriptError(f"{where}.usage: expected an object with keys {sorted(_USAGE_KEYS)}")
+        for key, value in usage_raw.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ScriptError(f"{where}.usage.{key}: expected a whole number >= 0")
+        usage = Usage(**usage_raw)
+    return ScriptedTurn(text=text, tool_calls=tuple(calls), usage=usage)
+
+
+def load_script(path: Path) -> list[ScriptedTurn]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(f"{path}: cannot be read: {exc.strerror}") from exc
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"{path}: not valid JSON: {exc}") from exc
+    return parse_script(data, str(path))

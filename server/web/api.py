@@ -1,0 +1,110 @@
+"""The REST routes. Each one parses, asks the runtime, and renders: no decision
+is made here that the CLI would have to make differently."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from server.runtime.runs import RunManager, RunRequest, RunRequestError
+
+VERSION = "0.1.0"
+MAX_BODY_BYTES = 1_000_000
+
+
+def runs_of(request: Request) -> RunManager:
+    runs = request.state.runs
+    assert isinstance(runs, RunManager)
+    return runs
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        raise RunRequestError(f"request body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(body or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunRequestError(f"request body is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise RunRequestError("request body must be a JSON object")
+    return data
+
+
+def _string(data: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise RunRequestError(f"'{key}' must be a string" if key in data else f"'{key}' is required")
+    return value
+
+
+async def health(request: Request) -> JSONResponse:
+    return JSONResponse({"ok": True, "version": VERSION})
+
+
+async def create_run(request: Request) -> JSONResponse:
+    try:
+        data = await _json_object(request)
+        run_request = RunRequest(
+            workspace=_string(data, "workspace"),
+            task=_string(data, "task"),
+            model=_string(data, "model", "demo"),
+            script=data.get("script"),
+        )
+        info = runs_of(request).start(run_request)
+    except RunRequestError as exc:
+        return error(400, str(exc))
+    return JSONResponse({"run": info.to_dict()}, status_code=201)
+
+
+async def list_runs(request: Request) -> JSONResponse:
+    return JSONResponse({"runs": [info.to_dict() for info in runs_of(request).recent()]})
+
+
+async def get_run(request: Request) -> JSONResponse:
+    info = runs_of(request).get(request.path_params["run_id"])
+    if info is None:
+        return error(404, "no such run")
+    return JSONResponse({"run": info.to_dict()})
+
+
+async def run_events(request: Request) -> JSONResponse:
+    events = runs_of(request).events(request.path_params["run_id"])
+    if events is None:
+        return error(404, "no such run")
+    return JSONResponse({"events": [event.to_dict() for event in events]})
+
+
+async def cancel_run(request: Request) -> JSONResponse:
+    runs = runs_of(request)
+    run_id = request.path_params["run_id"]
+    if runs.get(run_id) is None:
+        return error(404, "no such run")
+    runs.cancel(run_id)
+    info = runs.get(run_id)
+    assert info is not None
+    return JSONResponse({"run": info.to_dict()}, status_code=202)
+
+
+async def recent_workspaces(request: Request) -> JSONResponse:
+    return JSONResponse({"workspaces": runs_of(request).store.recent_workspaces()})
+
+
+def api_routes() -> list[Route]:
+    return [
+        Route("/api/health", health),
+        Route("/api/runs", create_run, methods=["POST"]),
+        Route("/api/runs", list_runs, methods=["GET"]),
+        Route("/api/runs/{run_id}", get_run),
+        Route("/api/runs/{run_id}/events", run_events),
+        Route("/api/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
+        Route("/api/workspaces/recent", recent_workspaces),
+    ]

@@ -1,0 +1,65 @@
+"""The Starlette app: the UI at ``/``, the API under ``/api``, events on ``/ws``,
+all behind the loopback guard. Its lifespan owns the runtime."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from server.core.paths import Paths, resolve_paths
+from server.engine.bus import EventBus
+from server.engine.store import Store
+from server.runtime.runs import RunManager
+from server.web.api import api_routes
+from server.web.security import LoopbackGuard
+from server.web.socket import events_socket
+from server.web.static import ui_dir
+
+
+class _UIFiles(StaticFiles):
+    async def get_response(self, path: str, scope: Any) -> Response:
+        response = await super().get_response(path, scope)
+        # The UI changes with each update of the app: never run yesterday's JS.
+        response.headers["cache-control"] = "no-cache"
+        response.headers["x-frame-options"] = "DENY"
+        response.headers["referrer-policy"] = "no-referrer"
+        return response
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+
+def create_app(*, token: str, port: int, paths: Paths | None = None,
+               demo_delay: float | None = None) -> Starlette:
+    paths = paths or resolve_paths()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        paths.ensure()
+        store = Store(paths.database)
+        try:
+            async with RunManager(paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay) as runs:
+                yield {"runs": runs}
+        finally:
+            store.close()
+
+    routes: list[BaseRoute] = [
+        *api_routes(),
+        WebSocketRoute("/ws", events_socket),
+        Mount("/", _UIFiles(directory=ui_dir(), html=True)),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(LoopbackGuard, token=token, port=port)],
+        lifespan=lifespan,
+        exception_handlers={500: _server_error},
+    )

@@ -1,0 +1,62 @@
+"""Fixtures every test shares: user state in a temporary SPARROW_HOME, never the
+user's own; one async backend; and the CI rule that a missing part fails."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.core.paths import Paths, resolve_paths
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def require(what: str, available: bool) -> None:
+    """Skip when a real component is missing here; fail loudly in CI."""
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required in CI but missing", pytrace=False)
+    pytest.skip(f"{what} is not installed")
+
+
+def require_program(name: str) -> str:
+    path = shutil.which(name)
+    require(f"the program {name!r}", path is not None)
+    assert path is not None
+    return path
+
+
+@pytest.fixture(autouse=True)
+def sparrow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "sparrow-home"
+    monkeypatch.setenv("SPARROW_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def paths(sparrow_home: Path) -> Paths:
+    return resolve_paths().ensure()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def artifacts() -> Iterator[Path]:
+    folder = Path(__file__).resolve().parents[1] / "artifacts"
+    folder.mkdir(exist_ok=True)
+    yield folder

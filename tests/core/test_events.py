@@ -1,0 +1,63 @@
+import json
+
+import pytest
+
+from server.core.events import (
+    EVENT_TYPES,
+    EventDecodeError,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolRequested,
+    ToolResult,
+    UsageReported,
+    event_from_dict,
+)
+
+SAMPLES = [
+    RunStarted(run_id="r", seq=1, ts=1.5, task="t", workspace="/w", model="demo", session_id="s"),
+    TextDelta(run_id="r", seq=2, ts=1.6, turn=1, text="héllo"),
+    ToolRequested(run_id="r", seq=3, ts=1.7, turn=1, call_id="c", tool="write_file",
+                  args={"path": "a", "content": "b"}, risk="Mutating"),
+    ToolResult(run_id="r", seq=4, ts=1.8, turn=1, call_id="c", tool="write_file", ok=True, output="ok"),
+    UsageReported(run_id="r", seq=5, ts=1.9, turn=1, input_tokens=3, output_tokens=4),
+    RunFinished(run_id="r", seq=6, ts=2.0, status="completed", reason="done", turns=1),
+]
+
+
+def test_every_event_type_has_a_sample() -> None:
+    assert {type(e).type for e in SAMPLES} == set(EVENT_TYPES)
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.type)
+def test_json_round_trip(event: object) -> None:
+    data = json.loads(json.dumps(event.to_dict()))  # type: ignore[attr-defined]
+    assert list(data)[:4] == ["type", "run_id", "seq", "ts"]
+    assert event_from_dict(data) == event
+
+
+def test_type_names_are_snake_case_and_match_the_issue() -> None:
+    for name in ("run_started", "text_delta", "tool_requested", "tool_result", "run_finished"):
+        assert name in EVENT_TYPES
+    assert all(name == name.lower() and " " not in name for name in EVENT_TYPES)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "must be a JSON object"),
+        ({"type": "nope", "run_id": "r"}, "unknown event type"),
+        ({"type": "text_delta", "run_id": "r", "turn": 1}, "text"),
+        ({"type": "text_delta", "run_id": "r", "turn": 1, "text": "", "extra": 1}, "unexpected fields extra"),
+    ],
+)
+def test_malformed_events_are_clear_errors(data: object, message: str) -> None:
+    with pytest.raises(EventDecodeError, match=message):
+        event_from_dict(data)
+
+
+def test_merged_deltas_keep_text_order_and_the_later_seq() -> None:
+    a = TextDelta(run_id="r", seq=2, turn=1, text="ab")
+    b = TextDelta(run_id="r", seq=3, turn=1, text="cd")
+    merged = a.merged(b)
+    assert (merged.text, merged.seq) == ("abcd", 3)

@@ -1,0 +1,65 @@
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from server.engine.store import Store
+from server.engine.store.migrations import MIGRATIONS
+from server.engine.store.store import INTERRUPTED
+
+EXPECTED_SCHEMA = {
+    "migrations": ["name", "applied_at"],
+    "sessions": ["id", "workspace", "title", "created_at"],
+    "runs": ["id", "session_id", "workspace", "task", "model", "status", "reason", "turns", "pid",
+             "transcript", "created_at", "finished_at"],
+}
+
+
+def test_migrations_build_the_expected_schema_once(tmp_path: Path) -> None:
+    db_path = tmp_path / "sessions.db"
+    Store(db_path).close()
+    Store(db_path).close()  # a second open applies nothing again
+    conn = sqlite3.connect(db_path)
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == set(EXPECTED_SCHEMA)
+    for table, columns in EXPECTED_SCHEMA.items():
+        assert [row[1] for row in conn.execute(f"PRAGMA table_info({table})")] == columns
+    applied = [row[0] for row in conn.execute("SELECT name FROM migrations")]
+    assert applied == [m.__name__ for m in MIGRATIONS]
+    assert all(name.startswith(f"m{i:03d}_") for i, name in enumerate(applied, start=1))
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_runs_are_recorded_finished_and_listed_newest_first(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    session = store.create_session("/w", title="t")
+    for n in range(3):
+        store.create_run(run_id=f"r-{n}", session_id=session, workspace=f"/w{n % 2}", task=f"t{n}",
+                         model="demo", transcript=tmp_path / f"r-{n}.jsonl")
+    store.finish_run("r-1", status="completed", reason="done", turns=4)
+    info = store.get_run("r-1")
+    assert info is not None and (info.status, info.turns, info.reason) == ("completed", 4, "done")
+    assert info.finished_at is not None
+    assert [r.id for r in store.recent_runs()] == ["r-2", "r-1", "r-0"]
+    assert store.recent_workspaces() == ["/w0", "/w1"]
+    assert store.get_run("nope") is None
+
+
+def test_runs_left_running_by_a_dead_process_end_as_interrupted(tmp_path: Path) -> None:
+    db_path = tmp_path / "s.db"
+    store = Store(db_path)
+    session = store.create_session("/w")
+    store.create_run(run_id="mine", session_id=session, workspace="/w", task="t", model="demo",
+                     transcript=tmp_path / "x")
+    store.create_run(run_id="orphan", session_id=session, workspace="/w", task="t", model="demo",
+                     transcript=tmp_path / "y")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    store.db.execute_sql("UPDATE runs SET pid=? WHERE id='orphan'", (int(dead.stdout),))
+    store.close()
+    reopened = Store(db_path)
+    orphan, mine = reopened.get_run("orphan"), reopened.get_run("mine")
+    assert orphan is not None and (orphan.status, orphan.reason) == ("failed", INTERRUPTED)
+    assert mine is not None and mine.status == "running"  # this process is alive
+    assert os.getpid() > 0

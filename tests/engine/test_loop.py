@@ -1,0 +1,101 @@
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import pytest
+
+from server.core.events import Event, RunFinished, TextDelta, ToolRequested, ToolResult, UsageReported
+from server.core.settings import Settings
+from server.engine.bus import EventBus
+from server.engine.channel import RunChannel
+from server.engine.loop import MAX_TURNS, AgentRun, RunControl, run_agent
+from server.engine.tools.registry import default_tools
+from server.engine.workspace import open_workspace
+from server.providers.base import Message, ToolResultMessage, Usage
+from server.providers.scripted import ScriptedProvider, ScriptedToolCall, ScriptedTurn
+
+pytestmark = pytest.mark.anyio
+
+
+def _run(workspace: Path, provider: ScriptedProvider) -> tuple[AgentRun, RunChannel, list[Event]]:
+    events: list[Event] = []
+    channel = RunChannel("r", EventBus(), [events.append])
+    run = AgentRun(run_id="r", session_id="s", task="do it", workspace=open_workspace(workspace),
+                   provider=provider, tools=default_tools(), settings=Settings())
+    return run, channel, events
+
+
+def call(tool: str, **args: str) -> ScriptedToolCall:
+    return ScriptedToolCall(tool, dict(args))
+
+
+async def test_a_run_streams_calls_tools_and_finishes(workspace: Path) -> None:
+    provider = ScriptedProvider([
+        ScriptedTurn("Writing.", (call("write_file", path="a.txt", content="hi"),), Usage(input_tokens=7)),
+        ScriptedTurn("Done."),
+    ])
+    run, channel, events = _run(workspace, provider)
+    outcome = await run_agent(run, channel)
+    assert (outcome.status, outcome.turns) == ("completed", 2)
+    assert (workspace / "a.txt").read_text() == "hi"
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    kinds = [e.type for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Writing.Done."
+    requested = next(e for e in events if isinstance(e, ToolRequested))
+    assert (requested.tool, requested.risk) == ("write_file", "Mutating")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.ok and result.call_id == requested.call_id
+    assert next(e for e in events if isinstance(e, UsageReported)).input_tokens == 7
+
+
+async def test_tool_failures_and_unknown_tools_go_back_to_the_model(workspace: Path) -> None:
+    seen: list[list[ToolResultMessage]] = []
+
+    def model(messages: Sequence[Message]) -> ScriptedTurn:
+        results = [m for m in messages if isinstance(m, ToolResultMessage)]
+        seen.append(results)
+        if not results:
+            return ScriptedTurn("", (call("read_file", path="missing.txt"), call("teleport"),
+                                     call("write_file", path="../out.txt", content="x")))
+        return ScriptedTurn("I see the errors.")
+
+    run, channel, events = _run(workspace, ScriptedProvider(model))
+    outcome = await run_agent(run, channel)
+    assert outcome.status == "completed"
+    results = seen[-1]
+    assert [r.ok for r in results] == [False, False, False]
+    assert "no such file" in results[0].content
+    assert "unknown tool 'teleport'" in results[1].content
+    assert "outside the workspace" in results[2].content
+    assert not (workspace.parent / "out.txt").exists()
+    unknown = [e for e in events if isinstance(e, ToolRequested) and e.tool == "teleport"]
+    assert unknown[0].risk == "Unknown"
+
+
+async def test_max_turns_is_a_hard_stop(workspace: Path) -> None:
+    forever = ScriptedProvider(lambda messages: ScriptedTurn("again", (call("list_dir", path="."),)))
+    run, channel, events = _run(workspace, forever)
+    outcome = await run_agent(run, channel)
+    assert MAX_TURNS == 60
+    assert (outcome.status, outcome.turns) == ("stopped", 60)
+    assert "60 turns" in outcome.reason
+    assert isinstance(events[-1], RunFinished) and events[-1].status == "stopped"
+
+
+async def test_a_model_error_fails_the_run_with_its_reason(workspace: Path) -> None:
+    run, channel, events = _run(workspace, ScriptedProvider([]))
+    outcome = await run_agent(run, channel)
+    assert outcome.status == "failed" and "no turn left" in outcome.reason
+    assert isinstance(events[-1], RunFinished) and events[-1].reason == outcome.reason
+
+
+async def test_a_cancelled_run_still_records_its_end(workspace: Path) -> None:
+    slow = ScriptedProvider([ScriptedTurn("a b c d e f g h", (call("list_dir", path="."),))] * 3,
+                            chunk_delay=10)
+    run, channel, events = _run(workspace, slow)
+    control = RunControl(cancel_reason="stopped by test")
+    with anyio.move_on_after(0.2):
+        await run_agent(run, channel, control)
+    assert isinstance(events[-1], RunFinished)
+    assert (events[-1].status, events[-1].reason) == ("cancelled", "stopped by test")
