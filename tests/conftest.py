@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,7 +55,8 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def artifacts() -> Iterator[Path]:
+def artifacts() -> Path:
+    """Where tests leave screenshots for people to look at (kept by CI)."""
     folder = Path(__file__).resolve().parents[1] / "artifacts"
     folder.mkdir(exist_ok=True)
-    yield folder
+    return folder

@@ -22,22 +22,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version="sparrow 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run an agent on a workspace", description="Run an agent on a workspace.")
+    run = sub.add_parser(
+        "run", help="run an agent on a workspace", description="Run an agent on a workspace."
+    )
     run.add_argument("task", help="what the agent should do")
-    run.add_argument("--workspace", "-w", required=True, metavar="DIR", help="the folder to work in")
+    run.add_argument(
+        "--workspace", "-w", required=True, metavar="DIR", help="the folder to work in"
+    )
     model = run.add_mutually_exclusive_group()
     model.add_argument("--demo", action="store_true", help="use the built-in scripted demo model")
     model.add_argument("--script", metavar="FILE", help="play a scripted model from a JSON file")
     run.add_argument("--json", action="store_true", help="print events as NDJSON instead of text")
     run.set_defaults(handler=_lazy("run_command"))
 
-    replay = sub.add_parser("replay", help="print a recorded run again from its transcript",
-                            description="Print a recorded run again from its transcript.")
-    replay.add_argument("run_id", metavar="RUN_ID", help="a run id (see `sparrow runs`) or a transcript file")
-    replay.add_argument("--json", action="store_true", help="print events as NDJSON instead of text")
+    replay = sub.add_parser(
+        "replay",
+        help="print a recorded run again from its transcript",
+        description="Print a recorded run again from its transcript.",
+    )
+    replay.add_argument(
+        "run_id", metavar="RUN_ID", help="a run id (see `sparrow runs`) or a transcript file"
+    )
+    replay.add_argument(
+        "--json", action="store_true", help="print events as NDJSON instead of text"
+    )
     replay.set_defaults(handler=_lazy("replay_command"))
 
-    runs = sub.add_parser("runs", help="list recent runs", description="List recent runs, newest first.")
+    runs = sub.add_parser(
+        "runs", help="list recent runs", description="List recent runs, newest first."
+    )
     runs.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
     runs.add_argument("--json", action="store_true", help="print runs as NDJSON")
     runs.set_defaults(handler=_lazy("runs_command"))

@@ -29,7 +29,9 @@ def handle(args: argparse.Namespace) -> int:
     for item in read_transcript(path):
         if isinstance(item, BadLine):
             skipped += 1
-            print(f"sparrow: {path.name} line {item.number} skipped: {item.problem}", file=sys.stderr)
+            print(
+                f"sparrow: {path.name} line {item.number} skipped: {item.problem}", file=sys.stderr
+            )
             continue
         renderer(item)
     return 1 if skipped else 0

@@ -26,12 +26,17 @@ def handle(args: argparse.Namespace) -> int:
             turns = load_script(Path(args.script))
         except ScriptError as exc:
             return fail(str(exc), 2)
-        request = RunRequest(args.workspace, args.task, provider=ScriptedProvider(turns, name="script"))
+        request = RunRequest(
+            args.workspace, args.task, provider=ScriptedProvider(turns, name="script")
+        )
     elif args.demo:
         request = RunRequest(args.workspace, args.task, model="demo")
     else:
-        return fail("no model chosen: add --demo for the built-in demo, or --script FILE to play "
-                    "a scripted model (the README describes the script format)", 2)
+        return fail(
+            "no model chosen: add --demo for the built-in demo, or --script FILE to play "
+            "a scripted model (the README describes the script format)",
+            2,
+        )
     renderer = JsonRenderer() if args.json else HumanRenderer()
     return anyio.run(_run, request, renderer)
 
@@ -69,5 +74,7 @@ async def _follow(subscription: Subscription, renderer: Renderer) -> str:
 async def _cancel_on_signal(runs: RunManager, run_id: str) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for signum in signals:
-            runs.cancel(run_id, "cancelled by Ctrl-C" if signum == signal.SIGINT else "cancelled by SIGTERM")
+            runs.cancel(
+                run_id, "cancelled by Ctrl-C" if signum == signal.SIGINT else "cancelled by SIGTERM"
+            )
             return

@@ -28,11 +28,13 @@ def handle(args: argparse.Namespace) -> int:
             print(json.dumps(info.to_dict(), ensure_ascii=False))
         return 0
     if not runs:
-        print("no runs yet: try `sparrow run --demo --workspace DIR \"say hello\"`")
+        print('no runs yet: try `sparrow run --demo --workspace DIR "say hello"`')
         return 0
     print(f"{'RUN':<26} {'STATUS':<10} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<8}  TASK / WORKSPACE")
     for info in runs:
         task = info.task if len(info.task) <= 40 else info.task[:39] + "…"
-        print(f"{info.id:<26} {info.status:<10} {info.model:<8} {info.turns:>5}  "
-              f"{_age(info.created_at):<8}  {task}  ({info.workspace})")
+        print(
+            f"{info.id:<26} {info.status:<10} {info.model:<8} {info.turns:>5}  "
+            f"{_age(info.created_at):<8}  {task}  ({info.workspace})"
+        )
     return 0

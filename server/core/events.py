@@ -10,6 +10,7 @@ first; ``event_from_dict`` is its exact inverse.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -30,7 +31,8 @@ class Event:
     ts: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **dataclasses.asdict(self)}
+        # Shallow on purpose (asdict deep-copies): this runs for every delta on every surface.
+        return {"type": self.type} | {name: getattr(self, name) for name in _field_names(type(self))}
 
 
 @dataclass(kw_only=True)
@@ -51,7 +53,11 @@ class TextDelta(Event):
     def merged(self, later: TextDelta) -> TextDelta:
         """One delta standing for this one and a later one of the same turn."""
         return TextDelta(
-            run_id=self.run_id, seq=later.seq, ts=later.ts, turn=later.turn, text=self.text + later.text
+            run_id=self.run_id,
+            seq=later.seq,
+            ts=later.ts,
+            turn=later.turn,
+            text=self.text + later.text,
         )
 
 
@@ -97,8 +103,14 @@ class RunFinished(Event):
     turns: int = 0
 
 
+@functools.cache
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls for cls in (RunStarted, TextDelta, ToolRequested, ToolResult, UsageReported, RunFinished)
+    cls.type: cls
+    for cls in (RunStarted, TextDelta, ToolRequested, ToolResult, UsageReported, RunFinished)
 }
 
 

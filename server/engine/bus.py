@@ -48,7 +48,11 @@ class Subscription:
         items = self._items
         if isinstance(event, TextDelta) and items:
             last = items[-1]
-            if isinstance(last, TextDelta) and last.run_id == event.run_id and last.turn == event.turn:
+            if (
+                isinstance(last, TextDelta)
+                and last.run_id == event.run_id
+                and last.turn == event.turn
+            ):
                 items[-1] = last.merged(event)
                 self._wakeup.set()
                 return
@@ -104,7 +108,9 @@ class EventBus:
         if sink in self._sinks:
             self._sinks.remove(sink)
 
-    def subscribe(self, run_ids: set[str] | None = None, *, limit: int = DEFAULT_LIMIT) -> Subscription:
+    def subscribe(
+        self, run_ids: set[str] | None = None, *, limit: int = DEFAULT_LIMIT
+    ) -> Subscription:
         sub = Subscription(self, set(run_ids or {ALL_RUNS}), limit)
         self._subscriptions.append(sub)
         return sub

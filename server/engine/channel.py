@@ -28,7 +28,9 @@ class RunHistory:
 
 
 class RunChannel:
-    def __init__(self, run_id: str, bus: EventBus, sinks: Sequence[Callable[[Event], None]] = ()) -> None:
+    def __init__(
+        self, run_id: str, bus: EventBus, sinks: Sequence[Callable[[Event], None]] = ()
+    ) -> None:
         self.run_id = run_id
         self._bus = bus
         self._sinks = list(sinks)

@@ -73,7 +73,9 @@ class RunControl:
     turns: int = 0
 
 
-async def run_agent(run: AgentRun, channel: RunChannel, control: RunControl | None = None) -> RunOutcome:
+async def run_agent(
+    run: AgentRun, channel: RunChannel, control: RunControl | None = None
+) -> RunOutcome:
     """Drive ``run`` to its end and emit ``run_finished`` whatever happens.
 
     A cancelled run still emits ``run_finished`` (status ``cancelled``, with the
@@ -82,23 +84,37 @@ async def run_agent(run: AgentRun, channel: RunChannel, control: RunControl | No
     control = control or RunControl()
     channel.emit(
         RunStarted(
-            run_id=run.run_id, task=run.task, workspace=str(run.workspace.root),
-            model=run.provider.name, session_id=run.session_id,
+            run_id=run.run_id,
+            task=run.task,
+            workspace=str(run.workspace.root),
+            model=run.provider.name,
+            session_id=run.session_id,
         )
     )
     try:
         outcome = await _loop(run, channel, control)
     except anyio.get_cancelled_exc_class():
-        channel.emit(RunFinished(run_id=run.run_id, status="cancelled", reason=control.cancel_reason,
-                                 turns=control.turns))
+        channel.emit(
+            RunFinished(
+                run_id=run.run_id,
+                status="cancelled",
+                reason=control.cancel_reason,
+                turns=control.turns,
+            )
+        )
         raise
     except ProviderError as exc:
         outcome = RunOutcome("failed", f"model error: {exc}", control.turns)
     except Exception as exc:
         log.exception("run %s failed", run.run_id)
-        outcome = RunOutcome("failed", f"internal error: {type(exc).__name__}: {exc}", control.turns)
-    channel.emit(RunFinished(run_id=run.run_id, status=outcome.status, reason=outcome.reason,
-                             turns=outcome.turns))
+        outcome = RunOutcome(
+            "failed", f"internal error: {type(exc).__name__}: {exc}", control.turns
+        )
+    channel.emit(
+        RunFinished(
+            run_id=run.run_id, status=outcome.status, reason=outcome.reason, turns=outcome.turns
+        )
+    )
     return outcome
 
 
@@ -134,12 +150,20 @@ async def _call_tool(
 ) -> ToolResultMessage:
     tool = run.tools.get(call.name)
     channel.emit(
-        ToolRequested(run_id=run.run_id, turn=turn, call_id=call.id, tool=call.name, args=call.args,
-                      risk=tool.risk.value if tool else UNKNOWN_RISK)
+        ToolRequested(
+            run_id=run.run_id,
+            turn=turn,
+            call_id=call.id,
+            tool=call.name,
+            args=call.args,
+            risk=tool.risk.value if tool else UNKNOWN_RISK,
+        )
     )
     started = time.perf_counter()
     if tool is None:
-        output = ToolOutput(False, f"unknown tool '{call.name}'; available: {', '.join(run.tools.names())}")
+        output = ToolOutput(
+            False, f"unknown tool '{call.name}'; available: {', '.join(run.tools.names())}"
+        )
     else:
         try:
             output = await tool.run(call.args, ctx)
@@ -149,8 +173,15 @@ async def _call_tool(
             where = f" ({exc.filename})" if exc.filename else ""
             output = ToolOutput(False, f"{call.name}: {exc.strerror or exc}{where}")
     channel.emit(
-        ToolResult(run_id=run.run_id, turn=turn, call_id=call.id, tool=call.name, ok=output.ok,
-                   output=output.content, truncated=output.truncated,
-                   duration_ms=round((time.perf_counter() - started) * 1000))
+        ToolResult(
+            run_id=run.run_id,
+            turn=turn,
+            call_id=call.id,
+            tool=call.name,
+            ok=output.ok,
+            output=output.content,
+            truncated=output.truncated,
+            duration_ms=round((time.perf_counter() - started) * 1000),
+        )
     )
     return ToolResultMessage(call_id=call.id, tool=call.name, content=output.content, ok=output.ok)

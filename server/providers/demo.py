@@ -23,8 +23,11 @@ def _show_command() -> str:
 
 def demo_turns() -> list[ScriptedTurn]:
     def usage(context: int, output: int) -> Usage:
-        return Usage(input_tokens=context // 10, cache_read_input_tokens=context - context // 10,
-                     output_tokens=output)
+        return Usage(
+            input_tokens=context // 10,
+            cache_read_input_tokens=context - context // 10,
+            output_tokens=output,
+        )
 
     return [
         ScriptedTurn(
@@ -34,7 +37,9 @@ def demo_turns() -> list[ScriptedTurn]:
         ),
         ScriptedTurn(
             text=f"Now I'll write a short note to {DEMO_FILE}.",
-            tool_calls=(ScriptedToolCall("write_file", {"path": DEMO_FILE, "content": DEMO_CONTENT}),),
+            tool_calls=(
+                ScriptedToolCall("write_file", {"path": DEMO_FILE, "content": DEMO_CONTENT}),
+            ),
             usage=usage(2_100, 90),
         ),
         ScriptedTurn(

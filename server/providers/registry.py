@@ -16,11 +16,12 @@ class UnknownModel(ValueError):
     pass
 
 
-def make_provider(model: str, script: object | None = None, *, chunk_delay: float = 0.0) -> Provider:
+def make_provider(model: str, script: object | None = None, *, demo_delay: float = 0.0) -> Provider:
+    """The named model; only the demo is slowed down, so that people can watch it stream."""
     if model == "demo":
-        return demo_provider(chunk_delay)
+        return demo_provider(demo_delay)
     if model == "script":
         if script is None:
             raise UnknownModel('model "script" needs a script: {"turns": [...]}')
-        return ScriptedProvider(parse_script(script), name="script", chunk_delay=chunk_delay)
+        return ScriptedProvider(parse_script(script), name="script")
     raise UnknownModel(f"unknown model {model!r}; available: {', '.join(MODELS)}")

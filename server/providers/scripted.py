@@ -104,7 +104,9 @@ class ScriptedProvider:
                 await anyio.lowlevel.checkpoint()
             yield TextChunk(piece)
         for index, call in enumerate(turn.tool_calls, start=1):
-            yield ToolCallChunk(ToolCall(id=f"call_{number}_{index}", name=call.tool, args=call.args))
+            yield ToolCallChunk(
+                ToolCall(id=f"call_{number}_{index}", name=call.tool, args=call.args)
+            )
         yield UsageChunk(turn.usage or Usage())
 
 

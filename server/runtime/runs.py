@@ -53,7 +53,9 @@ class _LiveRun:
 
 
 class RunManager:
-    def __init__(self, *, paths: Paths, store: Store, bus: EventBus, demo_delay: float | None = None) -> None:
+    def __init__(
+        self, *, paths: Paths, store: Store, bus: EventBus, demo_delay: float | None = None
+    ) -> None:
         self.paths = paths
         self.store = store
         self.bus = bus
@@ -94,7 +96,9 @@ class RunManager:
         settings = self._settings(workspace.root)
         delay = settings.demo.chunk_delay_seconds if self._demo_delay is None else self._demo_delay
         try:
-            provider = request.provider or make_provider(request.model, request.script, chunk_delay=delay)
+            provider = request.provider or make_provider(
+                request.model, request.script, demo_delay=delay
+            )
         except (UnknownModel, ScriptError) as exc:
             raise RunRequestError(str(exc)) from exc
 
@@ -102,19 +106,33 @@ class RunManager:
         root = str(workspace.root)
         session_id = self.store.create_session(root, title=task)
         transcript = self.paths.transcript(run_id)
-        info = self.store.create_run(run_id=run_id, session_id=session_id, workspace=root, task=task,
-                                     model=provider.name, transcript=transcript)
+        info = self.store.create_run(
+            run_id=run_id,
+            session_id=session_id,
+            workspace=root,
+            task=task,
+            model=provider.name,
+            transcript=transcript,
+        )
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
         channel = RunChannel(run_id, self.bus, [recorder, live.history])
-        agent = AgentRun(run_id=run_id, session_id=session_id, task=task, workspace=workspace,
-                         provider=provider, tools=default_tools(), settings=settings)
+        agent = AgentRun(
+            run_id=run_id,
+            session_id=session_id,
+            task=task,
+            workspace=workspace,
+            provider=provider,
+            tools=default_tools(),
+            settings=settings,
+        )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder)
         return info
 
-    async def _drive(self, agent: AgentRun, channel: RunChannel, live: _LiveRun,
-                     recorder: TranscriptRecorder) -> None:
+    async def _drive(
+        self, agent: AgentRun, channel: RunChannel, live: _LiveRun, recorder: TranscriptRecorder
+    ) -> None:
         status, reason, turns = "cancelled", live.control.cancel_reason, 0
         try:
             with live.scope:

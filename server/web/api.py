@@ -42,7 +42,9 @@ async def _json_object(request: Request) -> dict[str, Any]:
 def _string(data: dict[str, Any], key: str, default: str | None = None) -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise RunRequestError(f"'{key}' must be a string" if key in data else f"'{key}' is required")
+        raise RunRequestError(
+            f"'{key}' must be a string" if key in data else f"'{key}' is required"
+        )
     return value
 
 

@@ -38,8 +38,9 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": f"internal error: {type(exc).__name__}"}, status_code=500)
 
 
-def create_app(*, token: str, port: int, paths: Paths | None = None,
-               demo_delay: float | None = None) -> Starlette:
+def create_app(
+    *, token: str, port: int, paths: Paths | None = None, demo_delay: float | None = None
+) -> Starlette:
     paths = paths or resolve_paths()
 
     @asynccontextmanager
@@ -47,7 +48,9 @@ def create_app(*, token: str, port: int, paths: Paths | None = None,
         paths.ensure()
         store = Store(paths.database)
         try:
-            async with RunManager(paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay) as runs:
+            async with RunManager(
+                paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
+            ) as runs:
                 yield {"runs": runs}
         finally:
             store.close()

@@ -43,7 +43,9 @@ class LoopbackGuard:
             return
         headers = Headers(scope=scope)
         if headers.get("host") not in self.hosts:
-            await _refuse(scope, receive, send, 403, "this server only answers to its loopback address")
+            await _refuse(
+                scope, receive, send, 403, "this server only answers to its loopback address"
+            )
             return
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
@@ -75,17 +77,19 @@ class LoopbackGuard:
     async def _welcome(self, send: Send) -> None:
         """Trade the token in the URL for a cookie, and drop it from the address bar."""
         cookie = f"{self.cookie}={self.token.decode()}; Path=/; HttpOnly; SameSite=Strict"
-        await send({
-            "type": "http.response.start",
-            "status": 303,
-            "headers": [
-                (b"location", b"/"),
-                (b"set-cookie", cookie.encode()),
-                (b"cache-control", b"no-store"),
-                (b"referrer-policy", b"no-referrer"),
-                (b"content-length", b"0"),
-            ],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", b"/"),
+                    (b"set-cookie", cookie.encode()),
+                    (b"cache-control", b"no-store"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"content-length", b"0"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": b""})
 
 
@@ -96,9 +100,14 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, messa
         await send({"type": "websocket.close", "code": 1008, "reason": message})
         return
     body = json.dumps({"error": message}).encode()
-    await send({
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -60,7 +60,9 @@ async def _read_commands(
             if not isinstance(run_id, str):
                 raise TypeError
         except (json.JSONDecodeError, KeyError, TypeError):
-            await _send_error(websocket, lock, 'expected {"op": "subscribe"|"unsubscribe", "run_id": "…"}')
+            await _send_error(
+                websocket, lock, 'expected {"op": "subscribe"|"unsubscribe", "run_id": "…"}'
+            )
             continue
         if op == "subscribe":
             if run_id == ALL_RUNS:

@@ -19,5 +19,6 @@ def ui_dir() -> Path:
     for candidate in candidates:
         if (candidate / "index.html").is_file():
             return candidate
-    raise FileNotFoundError("the web UI files were not found (looked in: "
-                            + ", ".join(str(c) for c in candidates) + ")")
+    raise FileNotFoundError(
+        "the web UI files were not found (looked in: " + ", ".join(str(c) for c in candidates) + ")"
+    )

@@ -17,9 +17,19 @@ from server.core.events import (
 SAMPLES = [
     RunStarted(run_id="r", seq=1, ts=1.5, task="t", workspace="/w", model="demo", session_id="s"),
     TextDelta(run_id="r", seq=2, ts=1.6, turn=1, text="héllo"),
-    ToolRequested(run_id="r", seq=3, ts=1.7, turn=1, call_id="c", tool="write_file",
-                  args={"path": "a", "content": "b"}, risk="Mutating"),
-    ToolResult(run_id="r", seq=4, ts=1.8, turn=1, call_id="c", tool="write_file", ok=True, output="ok"),
+    ToolRequested(
+        run_id="r",
+        seq=3,
+        ts=1.7,
+        turn=1,
+        call_id="c",
+        tool="write_file",
+        args={"path": "a", "content": "b"},
+        risk="Mutating",
+    ),
+    ToolResult(
+        run_id="r", seq=4, ts=1.8, turn=1, call_id="c", tool="write_file", ok=True, output="ok"
+    ),
     UsageReported(run_id="r", seq=5, ts=1.9, turn=1, input_tokens=3, output_tokens=4),
     RunFinished(run_id="r", seq=6, ts=2.0, status="completed", reason="done", turns=1),
 ]
@@ -48,7 +58,10 @@ def test_type_names_are_snake_case_and_match_the_issue() -> None:
         ([], "must be a JSON object"),
         ({"type": "nope", "run_id": "r"}, "unknown event type"),
         ({"type": "text_delta", "run_id": "r", "turn": 1}, "text"),
-        ({"type": "text_delta", "run_id": "r", "turn": 1, "text": "", "extra": 1}, "unexpected fields extra"),
+        (
+            {"type": "text_delta", "run_id": "r", "turn": 1, "text": "", "extra": 1},
+            "unexpected fields extra",
+        ),
     ],
 )
 def test_malformed_events_are_clear_errors(data: object, message: str) -> None:

@@ -4,7 +4,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from server.core.events import Event, RunFinished, TextDelta, ToolRequested, ToolResult, UsageReported
+from server.core.events import (
+    Event,
+    RunFinished,
+    TextDelta,
+    ToolRequested,
+    ToolResult,
+    UsageReported,
+)
 from server.core.settings import Settings
 from server.engine.bus import EventBus
 from server.engine.channel import RunChannel
@@ -20,8 +27,15 @@ pytestmark = pytest.mark.anyio
 def _run(workspace: Path, provider: ScriptedProvider) -> tuple[AgentRun, RunChannel, list[Event]]:
     events: list[Event] = []
     channel = RunChannel("r", EventBus(), [events.append])
-    run = AgentRun(run_id="r", session_id="s", task="do it", workspace=open_workspace(workspace),
-                   provider=provider, tools=default_tools(), settings=Settings())
+    run = AgentRun(
+        run_id="r",
+        session_id="s",
+        task="do it",
+        workspace=open_workspace(workspace),
+        provider=provider,
+        tools=default_tools(),
+        settings=Settings(),
+    )
     return run, channel, events
 
 
@@ -30,10 +44,14 @@ def call(tool: str, **args: str) -> ScriptedToolCall:
 
 
 async def test_a_run_streams_calls_tools_and_finishes(workspace: Path) -> None:
-    provider = ScriptedProvider([
-        ScriptedTurn("Writing.", (call("write_file", path="a.txt", content="hi"),), Usage(input_tokens=7)),
-        ScriptedTurn("Done."),
-    ])
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn(
+                "Writing.", (call("write_file", path="a.txt", content="hi"),), Usage(input_tokens=7)
+            ),
+            ScriptedTurn("Done."),
+        ]
+    )
     run, channel, events = _run(workspace, provider)
     outcome = await run_agent(run, channel)
     assert (outcome.status, outcome.turns) == ("completed", 2)
@@ -56,8 +74,14 @@ async def test_tool_failures_and_unknown_tools_go_back_to_the_model(workspace: P
         results = [m for m in messages if isinstance(m, ToolResultMessage)]
         seen.append(results)
         if not results:
-            return ScriptedTurn("", (call("read_file", path="missing.txt"), call("teleport"),
-                                     call("write_file", path="../out.txt", content="x")))
+            return ScriptedTurn(
+                "",
+                (
+                    call("read_file", path="missing.txt"),
+                    call("teleport"),
+                    call("write_file", path="../out.txt", content="x"),
+                ),
+            )
         return ScriptedTurn("I see the errors.")
 
     run, channel, events = _run(workspace, ScriptedProvider(model))
@@ -74,7 +98,9 @@ async def test_tool_failures_and_unknown_tools_go_back_to_the_model(workspace: P
 
 
 async def test_max_turns_is_a_hard_stop(workspace: Path) -> None:
-    forever = ScriptedProvider(lambda messages: ScriptedTurn("again", (call("list_dir", path="."),)))
+    forever = ScriptedProvider(
+        lambda messages: ScriptedTurn("again", (call("list_dir", path="."),))
+    )
     run, channel, events = _run(workspace, forever)
     outcome = await run_agent(run, channel)
     assert MAX_TURNS == 60
@@ -91,8 +117,9 @@ async def test_a_model_error_fails_the_run_with_its_reason(workspace: Path) -> N
 
 
 async def test_a_cancelled_run_still_records_its_end(workspace: Path) -> None:
-    slow = ScriptedProvider([ScriptedTurn("a b c d e f g h", (call("list_dir", path="."),))] * 3,
-                            chunk_delay=10)
+    slow = ScriptedProvider(
+        [ScriptedTurn("a b c d e f g h", (call("list_dir", path="."),))] * 3, chunk_delay=10
+    )
     run, channel, events = _run(workspace, slow)
     control = RunControl(cancel_reason="stopped by test")
     with anyio.move_on_after(0.2):

@@ -26,7 +26,7 @@ def test_malformed_lines_are_reported_and_skipped(tmp_path: Path) -> None:
         handle.write('{"type": "text_delta", "run_id": "r", "seq": 2\n')  # cut by a crash
         handle.write("\n")
         handle.write('{"type": "mystery", "run_id": "r"}\n')
-        handle.write('\xff\xfe garbage\n')
+        handle.write("\xff\xfe garbage\n")
     items = list(read_transcript(path))
     assert items[0] == good
     bad = [i for i in items if isinstance(i, BadLine)]

@@ -23,7 +23,9 @@ def test_unusable_workspaces_are_clear_errors(tmp_path: Path, make: object, mess
         open_workspace(make(tmp_path))  # type: ignore[operator]
 
 
-def test_paths_stay_inside_through_dotdot_absolute_and_symlinks(workspace: Path, tmp_path: Path) -> None:
+def test_paths_stay_inside_through_dotdot_absolute_and_symlinks(
+    workspace: Path, tmp_path: Path
+) -> None:
     ws = open_workspace(workspace)
     (tmp_path / "outside").mkdir()
     os.symlink(tmp_path / "outside", workspace / "link")

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from server.providers.base import TextChunk, ToolCallChunk, UsageChunk, UserMessage
+from server.providers.base import TextChunk, ToolCallChunk, Usage, UsageChunk, UserMessage
 from server.providers.demo import demo_turns
 from server.providers.scripted import (
     ScriptedProvider,
@@ -14,7 +14,6 @@ from server.providers.scripted import (
     load_script,
     parse_script,
 )
-from server.providers.base import Usage
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +24,9 @@ async def _play(provider: ScriptedProvider) -> list[object]:
 
 async def test_a_turn_streams_text_in_chunks_then_calls_then_usage() -> None:
     usage = Usage(input_tokens=5, output_tokens=2)
-    turn = ScriptedTurn("Hello there, world.", (ScriptedToolCall("read_file", {"path": "a"}),), usage)
+    turn = ScriptedTurn(
+        "Hello there, world.", (ScriptedToolCall("read_file", {"path": "a"}),), usage
+    )
     parts = await _play(ScriptedProvider([turn]))
     texts = [p.text for p in parts if isinstance(p, TextChunk)]
     assert len(texts) == 3 and "".join(texts) == "Hello there, world."
@@ -57,9 +58,16 @@ async def test_a_function_can_play_the_model() -> None:
 def test_the_documented_format_parses(tmp_path: Path) -> None:
     script = {
         "turns": [
-            {"text": "hi", "tool_calls": [{"tool": "write_file", "args": {"path": "a", "content": "b"}}],
-             "usage": {"input_tokens": 1, "cache_creation_input_tokens": 2,
-                       "cache_read_input_tokens": 3, "output_tokens": 4}},
+            {
+                "text": "hi",
+                "tool_calls": [{"tool": "write_file", "args": {"path": "a", "content": "b"}}],
+                "usage": {
+                    "input_tokens": 1,
+                    "cache_creation_input_tokens": 2,
+                    "cache_read_input_tokens": 3,
+                    "output_tokens": 4,
+                },
+            },
             {},
         ]
     }
@@ -77,7 +85,10 @@ def test_the_documented_format_parses(tmp_path: Path) -> None:
         ([], 'expected an object with a "turns" list'),
         ({"turns": [1]}, r"turns\[0\]: expected an object"),
         ({"turns": [{"text": 3}]}, r"turns\[0\].text: expected a string"),
-        ({"turns": [{"tool_calls": [{"args": {}}]}]}, r"tool_calls\[0\]: expected an object with a \"tool\""),
+        (
+            {"turns": [{"tool_calls": [{"args": {}}]}]},
+            r"tool_calls\[0\]: expected an object with a \"tool\"",
+        ),
         ({"turns": [{"usage": {"input_tokens": -1}}]}, r"usage.input_tokens"),
         ({"turns": [{"usage": {"tokens": 1}}]}, r"usage: expected an object with keys"),
         ({"turns": [{"txt": "typo"}]}, r"unknown key\(s\) txt"),

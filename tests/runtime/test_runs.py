@@ -7,15 +7,16 @@ from server.core.events import Event, RunFinished, TextDelta
 from server.core.paths import Paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
-from server.runtime.runs import SHUTDOWN_REASON, RunManager, RunRequest, RunRequestError
 from server.providers.scripted import ScriptedProvider, ScriptedToolCall, ScriptedTurn
+from server.runtime.runs import SHUTDOWN_REASON, RunManager, RunRequest, RunRequestError
 
 pytestmark = pytest.mark.anyio
 
 
 def slow_provider() -> ScriptedProvider:
-    return ScriptedProvider([ScriptedTurn("one two three four five six seven eight nine ten")],
-                            chunk_delay=5)
+    return ScriptedProvider(
+        [ScriptedTurn("one two three four five six seven eight nine ten")], chunk_delay=5
+    )
 
 
 async def test_several_runs_at_once_each_on_its_own_workspace(paths: Paths, tmp_path: Path) -> None:
@@ -40,12 +41,17 @@ async def test_cancel_ends_one_run_and_leaves_the_others(paths: Paths, workspace
     store = Store(paths.database)
     async with RunManager(paths=paths, store=store, bus=EventBus()) as runs:
         doomed = runs.start(RunRequest(str(workspace), "slow", provider=slow_provider()))
-        kept = runs.start(RunRequest(str(workspace), "quick", provider=ScriptedProvider([ScriptedTurn("ok")])))
+        kept = runs.start(
+            RunRequest(str(workspace), "quick", provider=ScriptedProvider([ScriptedTurn("ok")]))
+        )
         await anyio.wait_all_tasks_blocked()
         assert runs.cancel(doomed.id, "changed my mind")
         assert not runs.cancel("r-unknown")
         cancelled, completed = await runs.wait(doomed.id), await runs.wait(kept.id)
-    assert cancelled is not None and (cancelled.status, cancelled.reason) == ("cancelled", "changed my mind")
+    assert cancelled is not None and (cancelled.status, cancelled.reason) == (
+        "cancelled",
+        "changed my mind",
+    )
     assert completed is not None and completed.status == "completed"
 
 
@@ -61,10 +67,17 @@ async def test_leaving_the_manager_cancels_live_runs_cleanly(paths: Paths, works
     assert events[-1].status == "cancelled"
 
 
-async def test_follow_gives_history_then_live_events_without_gap(paths: Paths, workspace: Path) -> None:
+async def test_follow_gives_history_then_live_events_without_gap(
+    paths: Paths, workspace: Path
+) -> None:
     store = Store(paths.database)
-    provider = ScriptedProvider([ScriptedTurn("a b c", (ScriptedToolCall("list_dir", {"path": "."}),)),
-                                 ScriptedTurn("d e f")], chunk_delay=0.01)
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn("a b c", (ScriptedToolCall("list_dir", {"path": "."}),)),
+            ScriptedTurn("d e f"),
+        ],
+        chunk_delay=0.01,
+    )
     async with RunManager(paths=paths, store=store, bus=EventBus()) as runs:
         info = runs.start(RunRequest(str(workspace), "t", provider=provider))
         await anyio.sleep(0.03)
@@ -90,8 +103,9 @@ async def test_follow_gives_history_then_live_events_without_gap(paths: Paths, w
         (RunRequest("{ws}", "t", model="script"), "needs a script"),
     ],
 )
-async def test_bad_requests_are_refused_with_a_reason(paths: Paths, workspace: Path,
-                                                      request_: RunRequest, message: str) -> None:
+async def test_bad_requests_are_refused_with_a_reason(
+    paths: Paths, workspace: Path, request_: RunRequest, message: str
+) -> None:
     request_.workspace = request_.workspace.replace("{ws}", str(workspace))
     store = Store(paths.database)
     async with RunManager(paths=paths, store=store, bus=EventBus()) as runs:

@@ -59,6 +59,8 @@ def apply_migrations(db: SqliteDatabase) -> list[str]:
             continue
         with db.atomic():
             migration(db)
-            db.execute_sql("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+            db.execute_sql(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time())
+            )
         applied.append(name)
     return applied

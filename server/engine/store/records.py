@@ -18,7 +18,10 @@ class SessionRecord(Model):
 
 class RunRecord(Model):
     id = CharField(primary_key=True)
-    session = ForeignKeyField(SessionRecord, column_name="session_id", backref="runs", on_delete="CASCADE")
+    session_id: str  # the raw key column, filled by peewee from the foreign key
+    session = ForeignKeyField(
+        SessionRecord, column_name="session_id", backref="runs", on_delete="CASCADE"
+    )
     workspace = TextField()
     task = TextField()
     model = TextField()

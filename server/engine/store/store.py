@@ -43,9 +43,17 @@ class RunInfo:
     @classmethod
     def of(cls, row: RunRecord) -> RunInfo:
         return cls(
-            id=row.id, session_id=row.session_id, workspace=row.workspace, task=row.task,
-            model=row.model, status=row.status, reason=row.reason, turns=row.turns,
-            created_at=row.created_at, finished_at=row.finished_at, transcript=row.transcript,
+            id=row.id,
+            session_id=row.session_id,
+            workspace=row.workspace,
+            task=row.task,
+            model=row.model,
+            status=row.status,
+            reason=row.reason,
+            turns=row.turns,
+            created_at=row.created_at,
+            finished_at=row.finished_at,
+            transcript=row.transcript,
         )
 
 
@@ -69,8 +77,12 @@ class Store:
         self.path = path
         self.db = SqliteDatabase(
             str(path),
-            pragmas={"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 5000,
-                     "synchronous": "normal"},
+            pragmas={
+                "journal_mode": "wal",
+                "foreign_keys": 1,
+                "busy_timeout": 5000,
+                "synchronous": "normal",
+            },
         )
         self.db.bind(MODELS)
         self.db.connect(reuse_if_open=True)
@@ -90,15 +102,31 @@ class Store:
 
     def create_session(self, workspace: str, title: str = "") -> str:
         session_id = new_id("s")
-        SessionRecord.create(id=session_id, workspace=workspace, title=title[:200], created_at=time.time())
+        SessionRecord.create(
+            id=session_id, workspace=workspace, title=title[:200], created_at=time.time()
+        )
         return session_id
 
     def create_run(
-        self, *, run_id: str, session_id: str, workspace: str, task: str, model: str, transcript: Path
+        self,
+        *,
+        run_id: str,
+        session_id: str,
+        workspace: str,
+        task: str,
+        model: str,
+        transcript: Path,
     ) -> RunInfo:
         row = RunRecord.create(
-            id=run_id, session=session_id, workspace=workspace, task=task, model=model,
-            status="running", pid=os.getpid(), transcript=str(transcript), created_at=time.time(),
+            id=run_id,
+            session=session_id,
+            workspace=workspace,
+            task=task,
+            model=model,
+            status="running",
+            pid=os.getpid(),
+            transcript=str(transcript),
+            created_at=time.time(),
         )
         return RunInfo.of(row)
 
@@ -112,11 +140,16 @@ class Store:
         return RunInfo.of(row) if row is not None else None
 
     def recent_runs(self, limit: int = 50) -> list[RunInfo]:
-        query = RunRecord.select().order_by(RunRecord.created_at.desc(), RunRecord.id.desc()).limit(limit)
+        query = (
+            RunRecord.select()
+            .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())
+            .limit(limit)
+        )
         return [RunInfo.of(row) for row in query]
 
     def recent_workspaces(self, limit: int = 20) -> list[str]:
         cursor = self.db.execute_sql(
-            "SELECT workspace FROM runs GROUP BY workspace ORDER BY MAX(created_at) DESC LIMIT ?", (limit,)
+            "SELECT workspace FROM runs GROUP BY workspace ORDER BY MAX(created_at) DESC LIMIT ?",
+            (limit,),
         )
         return [row[0] for row in cursor.fetchall()]

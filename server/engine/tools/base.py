@@ -47,7 +47,9 @@ class Tool(Protocol):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
 
-def string_schema(required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
+def string_schema(
+    required: dict[str, str], optional: dict[str, str] | None = None
+) -> dict[str, Any]:
     """A JSON schema of string properties, each with its description."""
     props = {name: {"type": "string", "description": text} for name, text in required.items()}
     props |= {n: {"type": "string", "description": t} for n, t in (optional or {}).items()}

@@ -19,11 +19,12 @@ _BINARY_SNIFF = 8192
 def _format_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
-    value = float(size)
-    for unit in ("KB", "MB", "GB"):
-        value /= 1024
+    value = size / 1024
+    unit = "KB"
+    for bigger in ("MB", "GB"):
         if value < 1024:
             break
+        value, unit = value / 1024, bigger
     return f"{value:.1f} {unit}"
 
 
@@ -36,7 +37,9 @@ class ReadFile:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path = check_args(self, args)["path"]
         target = ctx.workspace.resolve(path)
-        return await anyio.to_thread.run_sync(self._read, target, path, ctx.settings.files.read_limit_bytes)
+        return await anyio.to_thread.run_sync(
+            self._read, target, path, ctx.settings.files.read_limit_bytes
+        )
 
     @staticmethod
     def _read(target: Path, shown: str, limit: int) -> ToolOutput:
@@ -48,11 +51,15 @@ class ReadFile:
         with target.open("rb") as handle:
             head = handle.read(limit + 1)
         if b"\x00" in head[:_BINARY_SNIFF]:
-            return ToolOutput(True, f"{shown}: binary file, {_format_size(size)}; contents not shown")
+            return ToolOutput(
+                True, f"{shown}: binary file, {_format_size(size)}; contents not shown"
+            )
         cut = len(head) > limit
         text = head[:limit].decode("utf-8", errors="replace")
         if cut:
-            text += f"\n… [file is {_format_size(size)}; only the first {_format_size(limit)} shown]"
+            text += (
+                f"\n… [file is {_format_size(size)}; only the first {_format_size(limit)} shown]"
+            )
         return ToolOutput(True, text, truncated=cut)
 
 
@@ -60,7 +67,9 @@ class ListDir:
     name = "list_dir"
     description = "List a folder of the workspace: folders end with '/', files show their size."
     risk = Risk.READ_ONLY
-    parameters = string_schema({"path": "Folder path, relative to the workspace ('.' for its root)."})
+    parameters = string_schema(
+        {"path": "Folder path, relative to the workspace ('.' for its root)."}
+    )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path = check_args(self, args)["path"]
@@ -105,7 +114,9 @@ class WriteFile:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self, args)
         target = ctx.workspace.resolve(checked["path"])
-        return await anyio.to_thread.run_sync(self._write, target, checked["path"], checked["content"])
+        return await anyio.to_thread.run_sync(
+            self._write, target, checked["path"], checked["content"]
+        )
 
     @staticmethod
     def _write(target: Path, shown: str, content: str) -> ToolOutput:
@@ -116,7 +127,9 @@ class WriteFile:
         mode = stat.S_IMODE(target.stat().st_mode) if existed else None
         target.parent.mkdir(parents=True, exist_ok=True)
         # Write beside the target and rename over it: a crash never leaves half a file.
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".sparrow-tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".sparrow-tmp", dir=target.parent
+        )
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)

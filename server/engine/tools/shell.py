@@ -15,14 +15,39 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
-from server.engine.tools.base import Risk, ToolContext, ToolOutput, check_args, string_schema, truncate
+from server.engine.tools.base import (
+    Risk,
+    ToolContext,
+    ToolOutput,
+    check_args,
+    string_schema,
+    truncate,
+)
 
 # Enough for ordinary build and test commands; secrets in the parent's
 # environment (API keys, tokens) are not passed on.
 _ENV_ALLOW = (
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR",
-    "TZ", "SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE", "APPDATA",
-    "LOCALAPPDATA", "PROGRAMDATA", "WINDIR",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "WINDIR",
 )
 
 
@@ -90,7 +115,9 @@ async def _drain(stream: Any, sink: bytearray, limit: int) -> None:
             sink.extend(chunk[:room])
 
 
-def _result(code: int | None, out: bytearray, err: bytearray, limit: int, timeout: float | None) -> ToolOutput:
+def _result(
+    code: int | None, out: bytearray, err: bytearray, limit: int, timeout: float | None
+) -> ToolOutput:
     stdout, cut_out = truncate(out.decode("utf-8", errors="replace"), limit)
     stderr, cut_err = truncate(err.decode("utf-8", errors="replace"), limit)
     parts = []
@@ -102,5 +129,6 @@ def _result(code: int | None, out: bytearray, err: bytearray, limit: int, timeou
         parts.append(f"stdout:\n{stdout.rstrip()}")
     if stderr:
         parts.append(f"stderr:\n{stderr.rstrip()}")
-    return ToolOutput(ok=timeout is None and code == 0, content="\n".join(parts),
-                      truncated=cut_out or cut_err)
+    return ToolOutput(
+        ok=timeout is None and code == 0, content="\n".join(parts), truncated=cut_out or cut_err
+    )

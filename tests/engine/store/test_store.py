@@ -11,8 +11,20 @@ from server.engine.store.store import INTERRUPTED
 EXPECTED_SCHEMA = {
     "migrations": ["name", "applied_at"],
     "sessions": ["id", "workspace", "title", "created_at"],
-    "runs": ["id", "session_id", "workspace", "task", "model", "status", "reason", "turns", "pid",
-             "transcript", "created_at", "finished_at"],
+    "runs": [
+        "id",
+        "session_id",
+        "workspace",
+        "task",
+        "model",
+        "status",
+        "reason",
+        "turns",
+        "pid",
+        "transcript",
+        "created_at",
+        "finished_at",
+    ],
 }
 
 
@@ -35,8 +47,14 @@ def test_runs_are_recorded_finished_and_listed_newest_first(tmp_path: Path) -> N
     store = Store(tmp_path / "s.db")
     session = store.create_session("/w", title="t")
     for n in range(3):
-        store.create_run(run_id=f"r-{n}", session_id=session, workspace=f"/w{n % 2}", task=f"t{n}",
-                         model="demo", transcript=tmp_path / f"r-{n}.jsonl")
+        store.create_run(
+            run_id=f"r-{n}",
+            session_id=session,
+            workspace=f"/w{n % 2}",
+            task=f"t{n}",
+            model="demo",
+            transcript=tmp_path / f"r-{n}.jsonl",
+        )
     store.finish_run("r-1", status="completed", reason="done", turns=4)
     info = store.get_run("r-1")
     assert info is not None and (info.status, info.turns, info.reason) == ("completed", 4, "done")
@@ -50,12 +68,28 @@ def test_runs_left_running_by_a_dead_process_end_as_interrupted(tmp_path: Path) 
     db_path = tmp_path / "s.db"
     store = Store(db_path)
     session = store.create_session("/w")
-    store.create_run(run_id="mine", session_id=session, workspace="/w", task="t", model="demo",
-                     transcript=tmp_path / "x")
-    store.create_run(run_id="orphan", session_id=session, workspace="/w", task="t", model="demo",
-                     transcript=tmp_path / "y")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    store.create_run(
+        run_id="mine",
+        session_id=session,
+        workspace="/w",
+        task="t",
+        model="demo",
+        transcript=tmp_path / "x",
+    )
+    store.create_run(
+        run_id="orphan",
+        session_id=session,
+        workspace="/w",
+        task="t",
+        model="demo",
+        transcript=tmp_path / "y",
+    )
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     store.db.execute_sql("UPDATE runs SET pid=? WHERE id='orphan'", (int(dead.stdout),))
     store.close()
     reopened = Store(db_path)

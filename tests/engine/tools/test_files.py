@@ -18,7 +18,11 @@ def ctx(workspace: Path) -> ToolContext:
 
 
 def test_risk_levels() -> None:
-    assert (ReadFile.risk, ListDir.risk, WriteFile.risk) == (Risk.READ_ONLY, Risk.READ_ONLY, Risk.MUTATING)
+    assert (ReadFile.risk, ListDir.risk, WriteFile.risk) == (
+        Risk.READ_ONLY,
+        Risk.READ_ONLY,
+        Risk.MUTATING,
+    )
 
 
 async def test_write_then_read(ctx: ToolContext, workspace: Path) -> None:
@@ -31,7 +35,9 @@ async def test_write_then_read(ctx: ToolContext, workspace: Path) -> None:
     assert "replaced" in again.content
 
 
-async def test_write_keeps_the_mode_and_leaves_no_temp_file(ctx: ToolContext, workspace: Path) -> None:
+async def test_write_keeps_the_mode_and_leaves_no_temp_file(
+    ctx: ToolContext, workspace: Path
+) -> None:
     script = workspace / "run.sh"
     script.write_text("old")
     script.chmod(0o755)
@@ -43,7 +49,12 @@ async def test_write_keeps_the_mode_and_leaves_no_temp_file(ctx: ToolContext, wo
 async def test_read_of_big_binary_and_missing_files(ctx: ToolContext, workspace: Path) -> None:
     (workspace / "big.txt").write_text("x" * 500)
     big = await ReadFile().run({"path": "big.txt"}, ctx)
-    assert big.ok and big.truncated and big.content.startswith("x" * 100) and "only the first" in big.content
+    assert (
+        big.ok
+        and big.truncated
+        and big.content.startswith("x" * 100)
+        and "only the first" in big.content
+    )
     (workspace / "blob.bin").write_bytes(b"\x00\x01" * 50)
     blob = await ReadFile().run({"path": "blob.bin"}, ctx)
     assert blob.ok and "binary file" in blob.content
@@ -71,8 +82,11 @@ async def test_tools_refuse_paths_outside(ctx: ToolContext) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [({}, "missing required argument 'path'"), ({"path": 1}, "must be a string"),
-     ({"path": "a", "mode": "x"}, "unknown argument")],
+    [
+        ({}, "missing required argument 'path'"),
+        ({"path": 1}, "must be a string"),
+        ({"path": "a", "mode": "x"}, "unknown argument"),
+    ],
 )
 def test_bad_arguments(args: dict[str, object], message: str) -> None:
     with pytest.raises(ToolArgumentError, match=message):

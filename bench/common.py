@@ -1,0 +1,80 @@
+"""Helpers the benches share: a real headless server process, and figures."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+URL = re.compile(r"(http://127\.0\.0\.1:(\d+))/\?token=(\S+)")
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    base: str
+    port: int
+    token: str
+    home: Path
+
+
+def sparrow_desktop() -> str:
+    found = shutil.which("sparrow-desktop", path=str(Path(sys.executable).parent))
+    if not found:
+        raise SystemExit("sparrow-desktop is not installed in this environment: run `make bench`")
+    return found
+
+
+@contextmanager
+def headless_server(env: dict[str, str] | None = None) -> Iterator[Served]:
+    home = Path(tempfile.mkdtemp(prefix="sparrow-bench-"))
+    full_env = {**os.environ, "SPARROW_HOME": str(home), **(env or {})}
+    process = subprocess.Popen([sparrow_desktop(), "--headless"], stdout=subprocess.PIPE,
+                               text=True, env=full_env)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = URL.search(line)
+        if not match:
+            raise RuntimeError(f"the server did not print its URL: {line!r}")
+        yield Served(process, match.group(1), int(match.group(2)), match.group(3), home)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def now() -> float:
+    return time.time()
+
+
+def row(name: str, value: str, goal: str, ratio: float | None) -> str:
+    mark = "" if ratio is None else ("  ok" if ratio <= 1.0 else "  MISSED")
+    shown = "" if ratio is None else f"{ratio:.2f}"
+    return f"  {name:<44} {value:>14}   goal {goal:<14} ratio {shown:>6}{mark}"

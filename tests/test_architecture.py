@@ -1,0 +1,70 @@
+"""Imports flow one way: surfaces -> runtime -> engine -> providers -> core."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ORDER = ["server.core", "server.providers", "server.engine", "server.runtime"]
+SURFACES = ["server.web", "server.cli", "desktop"]
+
+
+def layer_of(module: str) -> int | None:
+    for index, prefix in enumerate(ORDER):
+        if module == prefix or module.startswith(prefix + "."):
+            return index
+    for prefix in SURFACES:
+        if module == prefix or module.startswith(prefix + "."):
+            return len(ORDER)
+    return None
+
+
+def imports_of(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def test_no_import_points_back_up_the_layers() -> None:
+    files = [*ROOT.joinpath("server").rglob("*.py"), *ROOT.joinpath("desktop").rglob("*.py")]
+    assert len(files) > 20
+    wrong = []
+    for path in files:
+        source = module_name(path)
+        if source in ("server", "desktop"):
+            continue
+        own = layer_of(source)
+        assert own is not None, source
+        for target in imports_of(path):
+            other = layer_of(target)
+            if other is not None and other > own:
+                wrong.append(f"{source} imports {target}")
+            if own == other == len(ORDER) and not _may_use(source, target):
+                wrong.append(f"surface {source} imports surface {target}")
+    assert wrong == []
+
+
+def _may_use(source: str, target: str) -> bool:
+    """A surface uses only itself; the desktop shell also hosts the web server."""
+    if source.startswith("desktop") and target.startswith("server.web"):
+        return True
+    return any(source.startswith(p) and target.startswith(p) for p in SURFACES)
+
+
+def test_the_engine_never_prints() -> None:
+    for path in ROOT.joinpath("server", "engine").rglob("*.py"):
+        calls = [
+            n
+            for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+        ]
+        assert calls == [], f"{path} prints: display belongs to the surfaces"
