@@ -111,7 +111,8 @@ class EventBus:
     def subscribe(
         self, run_ids: set[str] | None = None, *, limit: int = DEFAULT_LIMIT
     ) -> Subscription:
-        sub = Subscription(self, set(run_ids or {ALL_RUNS}), limit)
+        # An empty set is a subscription to nothing yet, not to everything.
+        sub = Subscription(self, {ALL_RUNS} if run_ids is None else set(run_ids), limit)
         self._subscriptions.append(sub)
         return sub
 

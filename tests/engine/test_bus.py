@@ -24,6 +24,15 @@ async def test_sinks_see_every_event_and_subscribers_their_runs() -> None:
     assert [e.run_id for e in await everything.receive()] == ["a", "b"]
 
 
+async def test_an_empty_subscription_receives_nothing_until_it_names_a_run() -> None:
+    bus = EventBus()
+    sub = bus.subscribe(set())
+    bus.publish(delta(1, "not mine", run="b"))
+    sub.run_ids.add("a")
+    bus.publish(delta(1, "mine", run="a"))
+    assert [e.text for e in await sub.receive()] == ["mine"]  # type: ignore[attr-defined]
+
+
 async def test_a_slow_subscriber_gets_deltas_merged_and_never_blocks_publishing() -> None:
     bus = EventBus()
     slow = bus.subscribe(limit=5)

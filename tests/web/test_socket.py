@@ -28,6 +28,20 @@ def test_a_late_subscriber_gets_the_history_then_nothing_twice(
     }
 
 
+def test_a_socket_following_one_run_gets_no_event_of_another(
+    client: TestClient, workspace: Path
+) -> None:
+    first = client.post("/api/runs", json={"workspace": str(workspace), "task": "a"}).json()["run"]
+    with client.websocket_connect(WS) as ws:
+        ws.send_json({"op": "subscribe", "run_id": first["id"]})
+        client.post("/api/runs", json={"workspace": str(workspace), "task": "b"})
+        events = []
+        while not events or events[-1]["type"] != "run_finished":
+            events.append(ws.receive_json())
+    assert {e["run_id"] for e in events} == {first["id"]}
+    assert events[0]["type"] == "run_started"
+
+
 def test_subscribing_to_all_runs_follows_new_ones(client: TestClient, workspace: Path) -> None:
     with client.websocket_connect(WS) as ws:
         ws.send_json({"op": "subscribe", "run_id": "*"})

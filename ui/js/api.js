@@ -1,0 +1,52 @@
+// The HTTP half of the local API (docs/api.md). Same-origin fetches carry
+// the launch cookie; the UI never sees the token.
+
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError("Cannot reach the Sparrow server. Is it still running?", 0);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message =
+      data && typeof data.error === "string" && data.error
+        ? data.error
+        : response.status === 401
+          ? "This window's session has expired: reopen Sparrow."
+          : `The server answered ${response.status} ${response.statusText}`.trim();
+    throw new ApiError(message, response.status);
+  }
+  return data ?? {};
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  listRuns: async () => (await request("GET", "/api/runs")).runs ?? [],
+  getRun: async (id) => (await request("GET", `/api/runs/${enc(id)}`)).run,
+  createRun: async ({ workspace, task, model }) =>
+    (await request("POST", "/api/runs", { workspace, task, model })).run,
+  cancelRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/cancel`)).run,
+  recentWorkspaces: async () =>
+    (await request("GET", "/api/workspaces/recent")).workspaces ?? [],
+};

@@ -1,0 +1,53 @@
+// The desktop shell's bridge (pywebview). Absent in a plain browser, where
+// every function here is a no-op. pywebview may inject `window.pywebview`
+// after this module runs; `pywebviewready` fires once its `api` is usable.
+
+function readyApi() {
+  const api = window.pywebview && window.pywebview.api;
+  return api && typeof api === "object" && Object.keys(api).length > 0 ? api : null;
+}
+
+/** Call `callback()` once, as soon as the desktop bridge is usable. */
+function whenReady(callback) {
+  if (readyApi()) {
+    callback();
+    return;
+  }
+  window.addEventListener("pywebviewready", () => callback(), { once: true });
+}
+
+export function inDesktop() {
+  return typeof window.pywebview !== "undefined";
+}
+
+/** Run `callback` now if this is the desktop window, or when it turns out to be one. */
+export function onDesktop(callback) {
+  if (inDesktop()) callback();
+  else window.addEventListener("pywebviewready", () => callback(), { once: true });
+}
+
+let readySent = false;
+
+/** Tell the desktop shell the first state is on screen. Errors are ignored. */
+export function pageReady() {
+  whenReady(() => {
+    if (readySent) return;
+    readySent = true;
+    try {
+      Promise.resolve(window.pywebview.api.page_ready()).catch(() => {});
+    } catch {
+      /* the shell may not offer page_ready */
+    }
+  });
+}
+
+/** Ask the desktop shell for a folder; resolves to a path string or null. */
+export function chooseFolder() {
+  return new Promise((resolve, reject) => {
+    whenReady(() => {
+      Promise.resolve()
+        .then(() => window.pywebview.api.choose_folder())
+        .then((path) => resolve(typeof path === "string" && path ? path : null), reject);
+    });
+  });
+}

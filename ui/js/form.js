@@ -1,0 +1,119 @@
+// The "new run" form: workspace (with recent workspaces, and Browse… in the
+// desktop window), model, task. The server decides what is valid; its
+// message is shown inline and the typed task is never lost.
+
+import { api } from "./api.js";
+import { byId, h } from "./dom.js";
+import { chooseFolder, onDesktop } from "./bridge.js";
+
+export class RunForm {
+  constructor({ onCreated }) {
+    this.onCreated = onCreated;
+    this.form = byId("run-form");
+    this.workspace = byId("workspace");
+    this.recent = byId("recent-workspaces");
+    this.model = byId("model");
+    this.prompt = byId("prompt");
+    this.button = byId("run-button");
+    this.error = byId("form-error");
+    this.browse = byId("browse");
+    this.busy = false;
+
+    if (/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) {
+      for (const kbd of document.querySelectorAll(".kbd-mod")) kbd.textContent = "⌘";
+    }
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    for (const field of [this.prompt, this.workspace]) {
+      field.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+          event.preventDefault();
+          this.form.requestSubmit();
+        }
+      });
+    }
+    this.workspace.addEventListener("input", () => this.workspace.removeAttribute("aria-invalid"));
+    onDesktop(() => {
+      this.browse.hidden = false;
+    });
+    this.browse.addEventListener("click", () => this.pickFolder());
+  }
+
+  async loadRecent() {
+    let workspaces = [];
+    try {
+      workspaces = await api.recentWorkspaces();
+    } catch {
+      return; // the list is a convenience; the runs list reports connection problems
+    }
+    this.setRecent(workspaces);
+    if (!this.workspace.value && workspaces.length > 0) this.workspace.value = workspaces[0];
+  }
+
+  setRecent(workspaces) {
+    this.recent.replaceChildren(...workspaces.map((path) => h("option", { value: path })));
+  }
+
+  rememberWorkspace(path) {
+    const paths = [...this.recent.options].map((option) => option.value).filter((p) => p !== path);
+    this.setRecent([path, ...paths]);
+  }
+
+  async pickFolder() {
+    this.browse.disabled = true;
+    try {
+      const path = await chooseFolder();
+      if (path) {
+        this.workspace.value = path;
+        this.workspace.removeAttribute("aria-invalid");
+        this.prompt.focus();
+      }
+    } catch (error) {
+      this.showError(`Could not open the folder picker: ${error?.message ?? error}`);
+    } finally {
+      this.browse.disabled = false;
+    }
+  }
+
+  showError(message) {
+    this.error.textContent = message;
+    this.error.hidden = false;
+  }
+
+  clearError() {
+    this.error.hidden = true;
+    this.error.textContent = "";
+  }
+
+  async submit() {
+    if (this.busy) return;
+    const request = {
+      workspace: this.workspace.value.trim(),
+      task: this.prompt.value,
+      model: this.model.value,
+    };
+    this.busy = true;
+    this.button.disabled = true;
+    this.form.setAttribute("aria-busy", "true");
+    this.button.textContent = "Starting…";
+    try {
+      const run = await api.createRun(request);
+      this.clearError();
+      this.workspace.removeAttribute("aria-invalid");
+      // Cleared only once the server has the task; on any error it stays.
+      if (this.prompt.value === request.task) this.prompt.value = "";
+      this.rememberWorkspace(request.workspace);
+      this.onCreated(run);
+    } catch (error) {
+      this.showError(error.message);
+      if (/workspace/i.test(error.message)) this.workspace.setAttribute("aria-invalid", "true");
+    } finally {
+      this.busy = false;
+      this.button.disabled = false;
+      this.button.textContent = "Run";
+      this.form.removeAttribute("aria-busy");
+    }
+  }
+}

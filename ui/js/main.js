@@ -1,0 +1,74 @@
+// Wires the page together: runs list, form, run view, the all-runs socket,
+// the connection dot, the #run=ID address, and the desktop bridge.
+
+import { byId } from "./dom.js";
+import { pageReady } from "./bridge.js";
+import { ConnectionIndicator } from "./connection.js";
+import { RunForm } from "./form.js";
+import { RunsList } from "./runs.js";
+import { RunView } from "./runview.js";
+import { LiveSocket } from "./socket.js";
+
+const connection = new ConnectionIndicator(byId("connection-status"));
+
+function runIdFromHash() {
+  const match = /^#run=(.+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+function navigate(runId) {
+  const hash = runId ? `#run=${encodeURIComponent(runId)}` : "";
+  if (location.hash !== hash) {
+    if (hash) location.hash = hash;
+    else history.pushState(null, "", location.pathname + location.search);
+  }
+  route();
+}
+
+const runs = new RunsList({
+  list: byId("run-list"),
+  empty: byId("runs-empty"),
+  error: byId("runs-error"),
+  onSelect: (id) => navigate(id),
+});
+
+const view = new RunView({
+  onRunChanged: (run) => runs.upsert(run),
+  onConnection: (state) => connection.set("run", state),
+});
+
+const form = new RunForm({
+  onCreated: (run) => {
+    runs.upsert(run);
+    navigate(run.id);
+  },
+});
+
+function route() {
+  const runId = runIdFromHash();
+  if (runId) view.open(runId, runs.get(runId));
+  else view.close();
+  runs.select(runId);
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("popstate", route);
+
+byId("new-run").addEventListener("click", () => {
+  navigate(null);
+  byId("prompt").focus();
+});
+
+const everything = new LiveSocket({
+  onEvent: (event) => runs.applyEvent(event),
+  onState: (state, detail) => {
+    connection.set("all", state);
+    if (state === "open" && detail.reconnected) runs.refresh();
+  },
+});
+everything.subscribe("*");
+everything.connect();
+
+route();
+await Promise.allSettled([runs.refresh(), form.loadRecent()]);
+requestAnimationFrame(() => pageReady());

@@ -1,0 +1,15 @@
+// Run statuses: the words the server uses, and how a pill or dot shows them.
+
+export const FINAL_STATUSES = new Set(["completed", "failed", "cancelled", "stopped"]);
+
+export function isFinal(status) {
+  return FINAL_STATUSES.has(status);
+}
+
+/** Update a status pill (or dot) in place. The text is the server's word. */
+export function showStatus(el, status) {
+  const value = String(status || "running");
+  el.dataset.status = value;
+  if (el.classList.contains("status-pill")) el.textContent = value;
+  else el.title = value;
+}
