@@ -26,9 +26,13 @@ DELTAS = 10_000
 
 def _post_run(served: Served, workspace: Path) -> dict[str, object]:
     script = {"turns": [{"text": "w " * DELTAS}]}
-    body = json.dumps({"workspace": str(workspace), "task": "bench", "model": "script", "script": script})
+    body = json.dumps(
+        {"workspace": str(workspace), "task": "bench", "model": "script", "script": script}
+    )
     request = urllib.request.Request(
-        f"{served.base}/api/runs", data=body.encode(), method="POST",
+        f"{served.base}/api/runs",
+        data=body.encode(),
+        method="POST",
         headers={"authorization": f"Bearer {served.token}", "content-type": "application/json"},
     )
     with urllib.request.urlopen(request) as response:
@@ -64,7 +68,9 @@ def measure() -> dict[str, float]:
     latencies = []
     previous = 0
     for seq, arrived in arrivals:
-        latencies += [arrived - published[s] for s in range(previous + 1, seq + 1) if s in published]
+        latencies += [
+            arrived - published[s] for s in range(previous + 1, seq + 1) if s in published
+        ]
         previous = seq
     first, last = min(published.values()), max(t for _, t in arrivals)
     return {
@@ -80,7 +86,14 @@ def main() -> None:
     figures = measure()
     print("(c) event path: 10,000 text deltas, engine -> WebSocket client (real server process)")
     print(f"  {int(figures['deltas'])} deltas delivered in {int(figures['messages'])} messages")
-    print(row("deltas per second", f"{figures['per_second']:,.0f}", ">= 10,000", 10_000 / figures["per_second"]))
+    print(
+        row(
+            "deltas per second",
+            f"{figures['per_second']:,.0f}",
+            ">= 10,000",
+            10_000 / figures["per_second"],
+        )
+    )
     print(row("p50 latency", f"{figures['p50_ms']:.1f} ms", "-", None))
     print(row("p99 latency", f"{figures['p99_ms']:.1f} ms", "< 50 ms", figures["p99_ms"] / 50))
 

@@ -39,8 +39,9 @@ def sparrow_desktop() -> str:
 def headless_server(env: dict[str, str] | None = None) -> Iterator[Served]:
     home = Path(tempfile.mkdtemp(prefix="sparrow-bench-"))
     full_env = {**os.environ, "SPARROW_HOME": str(home), **(env or {})}
-    process = subprocess.Popen([sparrow_desktop(), "--headless"], stdout=subprocess.PIPE,
-                               text=True, env=full_env)
+    process = subprocess.Popen(
+        [sparrow_desktop(), "--headless"], stdout=subprocess.PIPE, text=True, env=full_env
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()

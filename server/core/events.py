@@ -10,7 +10,6 @@ first; ``event_from_dict`` is its exact inverse.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -32,7 +31,7 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         # Shallow on purpose (asdict deep-copies): this runs for every delta on every surface.
-        return {"type": self.type} | {name: getattr(self, name) for name in _field_names(type(self))}
+        return {"type": self.type} | {name: getattr(self, name) for name in _field_names(self)}
 
 
 @dataclass(kw_only=True)
@@ -103,9 +102,14 @@ class RunFinished(Event):
     turns: int = 0
 
 
-@functools.cache
-def _field_names(cls: type[Event]) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+_FIELD_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _field_names(event: Event) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(event.type)
+    if names is None:
+        names = _FIELD_NAMES[event.type] = tuple(f.name for f in dataclasses.fields(event))
+    return names
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

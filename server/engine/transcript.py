@@ -2,8 +2,9 @@
 
 The recorder writes every event as it is published and flushes at every event
 but a text delta: the line of a tool request is on disk before the tool changes
-the workspace, and a crash can lose at most the tail of the text being streamed. Reading is forgiving: a malformed line (a
-crash mid-write, a hand edit) is reported with its number and skipped.
+the workspace, and a crash can lose at most the tail of the text being
+streamed. Reading is forgiving: a malformed line (a crash mid-write, a hand
+edit) is reported with its number and skipped.
 """
 
 from __future__ import annotations

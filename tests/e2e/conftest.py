@@ -138,13 +138,15 @@ def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sparrow
             process.stdout.close()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync driver keeps an event loop
+# registered on the main thread, and async tests outside tests/e2e must not see it.
+@pytest.fixture(scope="package")
 def playwright_driver() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     # Skipped here when missing, a failure in CI. Never `playwright install`.
     require(f"Chromium at {CHROMIUM} (apt-get install chromium)", CHROMIUM.exists())

@@ -1,19 +1,26 @@
 from pathlib import Path
 
-from server.core.events import RunFinished, TextDelta
+from server.core.events import RunFinished, TextDelta, ToolRequested
 from server.engine.transcript import BadLine, TranscriptRecorder, read_transcript
 
 
-def test_every_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path: Path) -> None:
+def test_every_event_but_a_delta_reaches_the_disk_at_once(tmp_path: Path) -> None:
     path = tmp_path / "t" / "r.jsonl"
     recorder = TranscriptRecorder(path)
-    recorder(TextDelta(run_id="r", seq=1, turn=1, text="a\nb"))
-    # Not closed yet: the line must already be readable by another reader.
-    assert path.read_text().count("\n") == 1
-    recorder(RunFinished(run_id="r", seq=2, status="completed", reason="done"))
-    recorder.close()
+    try:
+        recorder(TextDelta(run_id="r", seq=1, turn=1, text="a\nb"))
+        recorder(
+            ToolRequested(
+                run_id="r", seq=2, turn=1, call_id="c", tool="write_file", args={}, risk="Mutating"
+            )
+        )
+        # Not closed yet: before the tool changes the workspace, another reader sees both lines.
+        assert path.read_text().count("\n") == 2
+        recorder(RunFinished(run_id="r", seq=3, status="completed", reason="done"))
+    finally:
+        recorder.close()
     events = list(read_transcript(path))
-    assert [e.seq for e in events] == [1, 2]  # type: ignore[union-attr]
+    assert [e.seq for e in events] == [1, 2, 3]  # type: ignore[union-attr]
 
 
 def test_malformed_lines_are_reported_and_skipped(tmp_path: Path) -> None:

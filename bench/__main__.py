@@ -1,0 +1,21 @@
+"""``make bench``: every benchmark, each printing its figures and its ratio to
+the goal (<= 1.0 meets it). ``python -m bench NAME`` runs one."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHES = ["bench_startup", "bench_events", "bench_monitor"]
+
+
+def main(names: list[str]) -> int:
+    for name in names or BENCHES:
+        module = importlib.import_module(f"bench.{name.removeprefix('bench.')}")
+        module.main()
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

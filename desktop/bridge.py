@@ -1,0 +1,45 @@
+"""The js_api: what the page may ask of the desktop, as ``window.pywebview.api.NAME()``.
+
+pywebview exposes every public method of this object (and of any public
+attribute that is an object) to the page, so everything else here stays
+private. Each call runs in its own thread and returns a Promise in the page.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from desktop.navigation import open_external
+
+
+class Bridge:
+    def __init__(
+        self,
+        *,
+        on_ready: Callable[[], None],
+        pick_folder: Callable[[], str | None],
+        open_url: Callable[[str], bool] = open_external,
+    ) -> None:
+        self._on_ready = on_ready
+        self._pick_folder = pick_folder
+        self._open_url = open_url
+        self._ready_lock = threading.Lock()
+        self._ready = False
+
+    def page_ready(self) -> bool:
+        """The page has rendered. The first call runs the ready hook; later ones are no-ops."""
+        with self._ready_lock:
+            if self._ready:
+                return False
+            self._ready = True
+        self._on_ready()
+        return True
+
+    def choose_folder(self) -> str | None:
+        """Ask the user for a folder with the native dialog: its path, or None if cancelled."""
+        return self._pick_folder()
+
+    def open_external(self, url: str) -> bool:
+        """Open an http(s) or mailto URL in the system browser (never in the window)."""
+        return self._open_url(str(url))

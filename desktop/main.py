@@ -1,0 +1,129 @@
+"""``sparrow-desktop``: the Sparrow window, or with ``--headless`` just its server."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from desktop.output import complain, say
+from server.web.serve import EmbeddedServer, PortInUseError, ServerStartError
+
+SERVING_LINE = "Sparrow is serving at {url}"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (the metadata scan costs startup time)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("sparrow")
+        except PackageNotFoundError:
+            number = "unknown"
+        print(f"sparrow-desktop {number}")
+        parser.exit()
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is between 0 and 65535, not {port}")
+    return port
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sparrow-desktop",
+        description="Open the Sparrow window, served by an embedded server on 127.0.0.1.",
+    )
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="serve without a window and print the URL to open in a browser",
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=0,
+        help="port on 127.0.0.1 to serve on (default: a free one, chosen at launch)",
+    )
+    parser.add_argument("--version", action=_VersionAction)
+    return parser
+
+
+def serve_until_signalled(server: EmbeddedServer) -> int:
+    """Headless: serve until SIGINT or SIGTERM (0), or until the server dies (1)."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        say(SERVING_LINE.format(url=server.launch_url))
+        while not stop.wait(0.5):
+            if not server.running:
+                complain("Sparrow: the server stopped unexpectedly")
+                return 1
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def run_window(server: EmbeddedServer) -> int:
+    """Show the window (it starts the server); 0 once it is closed, 1 if the server failed."""
+    from desktop.window import DesktopWindow, screenshot_path
+
+    return DesktopWindow(server, screenshot=screenshot_path()).run()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if not args.headless:
+        # Before pywebview or Qt is imported: they read these at import.
+        from desktop.qt_env import configure_backend
+
+        configure_backend()
+    server = EmbeddedServer(port=args.port)
+    try:
+        server.bind()
+        if args.headless:
+            server.start()
+    except PortInUseError as exc:
+        complain(str(exc))
+        return 2
+    except ServerStartError as exc:
+        complain(str(exc))
+        return 1
+    code = 1
+    try:
+        code = serve_until_signalled(server) if args.headless else run_window(server)
+    finally:
+        try:
+            server.stop()
+        except TimeoutError as exc:
+            complain(f"Sparrow: {exc}")
+            code = 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""The desktop window: pywebview showing the embedded server's UI.
+
+Startup order (it matters on two cores and one GIL): the server's socket is
+bound and listening before the window exists, so the window's URL is known;
+the app itself starts in ``before_show``, once Qt has built the window and
+Chromium's processes are starting, so the two do not fight over the GIL during
+Qt's own start-up. The window's first request waits in the socket's backlog
+until the app serves.
+
+``webview.start()`` runs the GUI loop on the main thread and returns when the
+window is closed (or on SIGINT/SIGTERM, which close it); the caller then stops
+the server, whose lifespan stops the runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from desktop.bridge import Bridge
+from desktop.output import complain, say
+from desktop.qt_env import uses_qt
+from server.web.serve import EmbeddedServer, ServerStartError
+
+log = logging.getLogger(__name__)
+
+TITLE = "Sparrow"
+SIZE = (1200, 760)
+MIN_SIZE = (760, 520)
+READY_LINE = "Sparrow window ready"
+SCREENSHOT_ENV = "SPARROW_SCREENSHOT"
+
+
+def icon_path() -> Path | None:
+    """The window icon: in a PyInstaller bundle, in the package, or in the checkout."""
+    here = Path(__file__).resolve().parent
+    candidates = [here / "_assets", here.parent / "assets"]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        candidates.insert(0, Path(bundle) / "assets")
+    for folder in candidates:
+        if (folder / "sparrow.png").is_file():
+            return folder / "sparrow.png"
+    return None
+
+
+def screenshot_path(env: dict[str, str] | None = None) -> Path | None:
+    value = (os.environ if env is None else env).get(SCREENSHOT_ENV, "").strip()
+    return Path(value).resolve() if value else None
+
+
+class DesktopWindow:
+    def __init__(self, server: EmbeddedServer, *, screenshot: Path | None = None) -> None:
+        self._server = server
+        self._screenshot = screenshot
+        self._qt = uses_qt()
+        self._gui: Any = None  # desktop.qt_gui.GuiThread once the Qt window exists
+        self._window: Any = None  # webview.Window
+        self._lock = threading.Lock()
+        self._shown = False
+        self._close_requested = False
+        self._server_failed = False
+        self.bridge = Bridge(on_ready=self._on_ready, pick_folder=self._pick_folder)
+
+    def run(self) -> int:
+        """Show the window, block until it is closed; 0, or 1 if the server failed."""
+        import webview
+
+        self._server.bind()
+        if self._qt:
+            from desktop.navigation import install_qt_guard
+            from desktop.qt_gui import set_desktop_identity
+
+            install_qt_guard(self._server.base_url)
+            set_desktop_identity()
+        else:
+            self._start_server()  # other backends: no need to wait for before_show
+        window = webview.create_window(
+            TITLE,
+            self._server.launch_url,
+            js_api=self.bridge,
+            width=SIZE[0],
+            height=SIZE[1],
+            min_size=MIN_SIZE,
+            text_select=True,
+        )
+        if window is None:
+            raise RuntimeError("pywebview did not create the window")
+        self._window = window
+        window.events.before_show += self._on_before_show
+        window.events.shown += self._on_shown
+        previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+        icon = icon_path()
+        try:
+            webview.start(private_mode=True, icon=str(icon) if icon else None)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        return 1 if self._server_failed else 0
+
+    def close(self) -> None:
+        """Close the window as the user would; safe from any thread, even before it shows."""
+        with self._lock:
+            self._close_requested = True
+            shown = self._shown
+        if shown:
+            self._destroy()
+
+    def _start_server(self) -> None:
+        self._server.start(wait=False)
+        threading.Thread(target=self._watch_server, name="watch-server", daemon=True).start()
+
+    def _watch_server(self) -> None:
+        try:
+            self._server.wait_serving()
+        except ServerStartError as exc:
+            complain(str(exc))
+            self._server_failed = True
+            self.close()
+
+    def _on_before_show(self) -> None:
+        # Synchronous, on the GUI thread, once Qt has built the window.
+        if self._qt:
+            from desktop.qt_gui import GuiThread
+
+            self._gui = GuiThread()  # lives on the GUI thread: it runs calls there
+            self._start_server()
+
+    def _on_shown(self) -> None:
+        with self._lock:
+            self._shown = True
+            closing = self._close_requested
+        if closing:
+            self._destroy()
+
+    def _destroy(self) -> None:
+        threading.Thread(target=self._window.destroy, name="close-window", daemon=True).start()
+
+    def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
+        self.close()
+
+    def _on_ready(self) -> None:
+        if self._screenshot is not None:
+            try:
+                self._save_screenshot(self._screenshot)
+            except Exception as exc:
+                complain(f"Sparrow: no screenshot: {exc}")
+        say(READY_LINE)
+
+    def _save_screenshot(self, path: Path) -> None:
+        if self._gui is None or self._window is None:
+            raise RuntimeError("screenshots need the Qt backend")
+        from desktop.qt_gui import grab_to_file
+
+        native = self._window.native
+        self._gui.call(lambda: grab_to_file(native, path))
+
+    def _pick_folder(self) -> str | None:
+        import webview
+
+        if self._window is None:
+            return None
+        chosen = self._window.create_file_dialog(
+            webview.FileDialog.FOLDER, directory=str(Path.home())
+        )
+        if not chosen:
+            return None
+        return str(chosen[0])

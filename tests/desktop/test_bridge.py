@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import inspect
+import threading
+
+from desktop.bridge import Bridge
+
+
+def make_bridge(ready: list[str], folder: str | None = "/tmp/chosen") -> Bridge:
+    return Bridge(
+        on_ready=lambda: ready.append("ready"),
+        pick_folder=lambda: folder,
+        open_url=lambda url: url.startswith("https://"),
+    )
+
+
+def test_page_ready_runs_the_hook_once_whatever_the_threads() -> None:
+    ready: list[str] = []
+    bridge = make_bridge(ready)
+    threads = [threading.Thread(target=bridge.page_ready) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert ready == ["ready"]
+    assert bridge.page_ready() is False
+
+
+def test_choose_folder_returns_the_path_or_none() -> None:
+    assert make_bridge([]).choose_folder() == "/tmp/chosen"
+    assert make_bridge([], folder=None).choose_folder() is None
+
+
+def test_open_external_passes_the_url_on() -> None:
+    bridge = make_bridge([])
+    assert bridge.open_external("https://example.com/")
+    assert not bridge.open_external("file:///etc/passwd")
+
+
+def test_the_page_sees_only_the_intended_methods() -> None:
+    # pywebview exposes every public attribute of the js_api object to the page.
+    public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
+    assert public == {"page_ready", "choose_folder", "open_external"}
