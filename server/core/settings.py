@@ -44,11 +44,52 @@ class DemoSettings:
 
 
 @dataclass(frozen=True)
+class ContextThresholds:
+    """A tool's levels: above 1 a count of tokens, 1 or less a fraction of the window."""
+
+    warning: float
+    critical: float
+
+
+@dataclass(frozen=True)
+class MonitorSettings:
+    """The session monitor (``[monitor]``; thresholds in ``[monitor.claude_code]``
+    and ``[monitor.codex]``; ``[monitor.windows]`` maps model-name prefixes to
+    their context windows, e.g. ``"claude-sonnet-4-5" = 1000000``)."""
+
+    check_frequency: int = 5  # the hook reads the transcript on the 1st and every Nth tool call
+    fallback_tool_count: int = 500  # tool calls that make a warning when no usage is readable
+    poll_seconds: float = 0.5  # a poll of 1,000 idle-ish files costs ~5 ms
+    active_within_hours: float = 24.0  # sessions written to since then are shown and read
+    claude_code: ContextThresholds = field(
+        default_factory=lambda: ContextThresholds(warning=100_000.0, critical=130_000.0)
+    )
+    codex: ContextThresholds = field(
+        default_factory=lambda: ContextThresholds(warning=0.5, critical=0.65)
+    )
+    windows: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckpointSettings:
+    # Files over this size are not captured (listed as skipped).
+    max_file_bytes: int = 10 * 1024 * 1024
+    # What one checkpoint may hold in all; new files past it are skipped.
+    max_total_bytes: int = 2 * 1024 * 1024 * 1024
+    # Pruning by settings: checkpoints older than this many days (0 = keep all) ...
+    keep_days: float = 30.0
+    # ... and beyond the newest this many per workspace (0 = no limit).
+    keep_count: int = 500
+
+
+@dataclass(frozen=True)
 class Settings:
     shell: ShellSettings = field(default_factory=ShellSettings)
     files: FileSettings = field(default_factory=FileSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     demo: DemoSettings = field(default_factory=DemoSettings)
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    monitor: MonitorSettings = field(default_factory=MonitorSettings)
 
 
 T = TypeVar("T")
