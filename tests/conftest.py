@@ -34,6 +34,9 @@ def require_program(name: str) -> str:
 def sparrow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "sparrow-home"
     monkeypatch.setenv("SPARROW_HOME", str(home))
+    # Nor the user's Claude Code and Codex sessions: the monitor watches these.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     return home
 
 

@@ -1,5 +1,6 @@
 """The Starlette app: the UI at ``/``, the API under ``/api``, events on ``/ws``,
-all behind the loopback guard. Its lifespan owns the runtime."""
+all behind the loopback guard. Its lifespan owns the runtime: the runs, and the
+session monitor polling beside them (``/api/monitor``, ``/ws/monitor``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -19,6 +21,8 @@ from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
+from server.web.monitor_feed import MonitorFeed, make_monitor
+from server.web.monitor_routes import monitor_routes
 from server.web.security import LoopbackGuard
 from server.web.socket import events_socket
 from server.web.static import ui_dir
@@ -48,15 +52,23 @@ def create_app(
         paths.ensure()
         store = Store(paths.database)
         try:
-            async with RunManager(
-                paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
-            ) as runs:
-                yield {"runs": runs}
+            feed = MonitorFeed(*make_monitor(paths.config_file))
+            async with anyio.create_task_group() as tg:
+                # The monitor's first poll runs in the background: the server answers meanwhile.
+                tg.start_soon(feed.run)
+                try:
+                    async with RunManager(
+                        paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
+                    ) as runs:
+                        yield {"runs": runs, "monitor": feed}
+                finally:
+                    tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:
             store.close()
 
     routes: list[BaseRoute] = [
         *api_routes(),
+        *monitor_routes(),
         WebSocketRoute("/ws", events_socket),
         Mount("/", _UIFiles(directory=ui_dir(), html=True)),
     ]

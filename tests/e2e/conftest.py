@@ -12,7 +12,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -76,10 +77,11 @@ def _read_lines(stream: object, lines: queue.Queue[str | None], sink: list[str])
     lines.put(None)
 
 
-@pytest.fixture(scope="session")
-def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
-    home = tmp_path_factory.mktemp("sparrow-home")
-    env = {**os.environ, "SPARROW_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+@contextmanager
+def launch_server(home: Path, env: Mapping[str, str] | None = None) -> Iterator[SparrowServer]:
+    """``sparrow-desktop --headless`` with its state in ``home`` and ``env`` added to
+    its environment; stopped with SIGTERM at the end (failing if it ignores it)."""
+    full_env = {**os.environ, "SPARROW_HOME": str(home), "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
         _server_command(),
         stdout=subprocess.PIPE,
@@ -88,7 +90,7 @@ def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sparrow
         text=True,
         encoding="utf-8",
         errors="replace",
-        env=env,
+        env=full_env,
         cwd=home,
     )
     output: list[str] = []
@@ -138,6 +140,21 @@ def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sparrow
             process.stdout.close()
 
 
+def session_folders_env(claude: Path, codex: Path) -> dict[str, str]:
+    """Where the server's session monitor looks (discovery reads these variables)."""
+    return {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)}
+
+
+@pytest.fixture(scope="session")
+def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
+    home = tmp_path_factory.mktemp("sparrow-home")
+    # Its session monitor watches empty folders, never the user's ~/.claude or ~/.codex.
+    sessions = tmp_path_factory.mktemp("no-sessions")
+    env = session_folders_env(sessions / "claude", sessions / "codex")
+    with launch_server(home, env) as server:
+        yield server
+
+
 # Package scope, not session: Playwright's sync driver keeps an event loop
 # registered on the main thread, and async tests outside tests/e2e must not see it.
 @pytest.fixture(scope="package")
@@ -174,11 +191,11 @@ ColorScheme = Literal["dark", "light"]
 OpenApp = Callable[..., Page]
 
 
-@pytest.fixture
-def open_app(browser: Browser, sparrow_server: SparrowServer) -> Iterator[OpenApp]:
-    """Open the UI in a fresh browser context through the launch URL (the server
-    trades the token for a cookie). At teardown: no page reported an error, and
-    the server is still alive."""
+@contextmanager
+def page_opener(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
+    """Open the UI of ``server`` in a fresh browser context through the launch URL
+    (the server trades the token for a cookie). At the end: no page reported an
+    error, and the server is still alive."""
     opened: list[tuple[Page, PageErrors]] = []
 
     def open_page(color_scheme: ColorScheme = "dark") -> Page:
@@ -188,7 +205,7 @@ def open_app(browser: Browser, sparrow_server: SparrowServer) -> Iterator[OpenAp
         page.on("console", errors.on_console)
         page.on("pageerror", errors.on_page_error)
         opened.append((page, errors))
-        page.goto(sparrow_server.launch_url)
+        page.goto(server.launch_url)
         return page
 
     yield open_page
@@ -197,7 +214,14 @@ def open_app(browser: Browser, sparrow_server: SparrowServer) -> Iterator[OpenAp
         page.context.close()
         reported += errors.errors
     assert not reported, "the page reported errors:\n" + "\n".join(reported)
-    assert sparrow_server.process.poll() is None, f"the server died:\n{sparrow_server.log()}"
+    assert server.process.poll() is None, f"the server died:\n{server.log()}"
+
+
+@pytest.fixture
+def open_app(browser: Browser, sparrow_server: SparrowServer) -> Iterator[OpenApp]:
+    """Pages of the shared server (see ``page_opener``)."""
+    with page_opener(browser, sparrow_server) as open_page:
+        yield open_page
 
 
 @pytest.fixture

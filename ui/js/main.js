@@ -1,5 +1,6 @@
 // Wires the page together: runs list, form, run view, the all-runs socket,
-// the connection dot, the #run=ID address, and the desktop bridge.
+// the connection dot, the Monitor view, the address (#run=ID or #monitor),
+// and the desktop bridge.
 
 import { byId } from "./dom.js";
 import { pageReady } from "./bridge.js";
@@ -7,9 +8,11 @@ import { ConnectionIndicator } from "./connection.js";
 import { RunForm } from "./form.js";
 import { RunsList } from "./runs.js";
 import { RunView } from "./runview.js";
+import { MonitorView } from "./monitor.js";
 import { LiveSocket } from "./socket.js";
 
 const connection = new ConnectionIndicator(byId("connection-status"));
+const MONITOR_HASH = "#monitor";
 
 function runIdFromHash() {
   const match = /^#run=(.+)$/.exec(location.hash);
@@ -44,15 +47,41 @@ const form = new RunForm({
   },
 });
 
+const monitor = new MonitorView({
+  onConnection: (state) => connection.set("monitor", state),
+});
+
+function showView(name) {
+  document.querySelector(".app").dataset.view = name;
+  for (const tab of document.querySelectorAll(".view-tab")) {
+    if (tab.dataset.view === name) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+}
+
 function route() {
+  if (location.hash === MONITOR_HASH) {
+    // The run stays open behind the monitor: the Runs tab goes back to it.
+    showView("monitor");
+    monitor.show();
+    return;
+  }
+  monitor.hide();
+  showView("runs");
   const runId = runIdFromHash();
   if (runId) view.open(runId, runs.get(runId));
   else view.close();
   runs.select(runId);
+  byId("runs-tab").setAttribute("href", runId ? `#run=${encodeURIComponent(runId)}` : "#");
 }
 
 window.addEventListener("hashchange", route);
 window.addEventListener("popstate", route);
+
+byId("runs-tab").addEventListener("click", (event) => {
+  event.preventDefault();
+  navigate(view.currentId);
+});
 
 byId("new-run").addEventListener("click", () => {
   navigate(null);

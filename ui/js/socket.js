@@ -1,5 +1,5 @@
-// One WebSocket to /ws with its own subscriptions, re-sent after every
-// reconnect. Reconnects back off (0.5 s doubling to 15 s, with jitter); a
+// One WebSocket (to /ws, or another path such as /ws/monitor) with its own
+// subscriptions, re-sent after every reconnect. Reconnects back off (0.5 s doubling to 15 s, with jitter); a
 // close with code 4008 (the server dropped a lagging client) reconnects at
 // once. Replayed history is deduplicated by the consumer (seq per run).
 
@@ -9,10 +9,19 @@ const MAX_DELAY = 15000;
 
 export class LiveSocket {
   /**
-   * onEvent(event), onControl(message), onState("connecting" | "open" | "closed", info)
+   * onEvent(run event), onMessage(any other message), onControl(error message),
+   * onState("connecting" | "open" | "closed", info)
    */
-  constructor({ onEvent, onControl = () => {}, onState = () => {} }) {
+  constructor({
+    path = "/ws",
+    onEvent = () => {},
+    onMessage = () => {},
+    onControl = () => {},
+    onState = () => {},
+  }) {
+    this.path = path;
     this.onEvent = onEvent;
+    this.onMessage = onMessage;
     this.onControl = onControl;
     this.onState = onState;
     this.subscriptions = new Set();
@@ -36,7 +45,7 @@ export class LiveSocket {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     let ws;
     try {
-      ws = new WebSocket(scheme + location.host + "/ws");
+      ws = new WebSocket(scheme + location.host + this.path);
     } catch {
       this.scheduleReconnect(false);
       return;
@@ -62,6 +71,7 @@ export class LiveSocket {
       if (!data || typeof data !== "object") return;
       if (data.type === "error") this.onControl(data);
       else if (typeof data.run_id === "string" && Number.isInteger(data.seq)) this.onEvent(data);
+      else if (typeof data.type === "string") this.onMessage(data);
     });
     ws.addEventListener("close", (event) => {
       if (ws !== this.ws) return;
