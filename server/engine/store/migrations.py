@@ -43,7 +43,30 @@ def m001_initial(db: SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX runs_session ON runs(session_id)")
 
 
-MIGRATIONS: list[Migration] = [m001_initial]
+def m002_checkpoints(db: SqliteDatabase) -> None:
+    """The checkpoint index; the snapshots themselves live in shadow git repositories."""
+    db.execute_sql(
+        """
+        CREATE TABLE checkpoints (
+            id TEXT PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            turn INTEGER NOT NULL,
+            tool TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            commit_id TEXT NOT NULL,
+            files_changed TEXT NOT NULL DEFAULT '[]',
+            bytes_stored INTEGER NOT NULL DEFAULT 0,
+            duration_ms INTEGER NOT NULL DEFAULT 0,
+            skipped TEXT NOT NULL DEFAULT '[]'
+        )"""
+    )
+    db.execute_sql("CREATE INDEX checkpoints_workspace ON checkpoints(workspace, created_at)")
+    db.execute_sql("CREATE INDEX checkpoints_run ON checkpoints(run_id)")
+
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_checkpoints]
 
 
 def apply_migrations(db: SqliteDatabase) -> list[str]:

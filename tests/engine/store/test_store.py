@@ -25,6 +25,20 @@ EXPECTED_SCHEMA = {
         "created_at",
         "finished_at",
     ],
+    "checkpoints": [
+        "id",
+        "workspace",
+        "run_id",
+        "turn",
+        "tool",
+        "reason",
+        "created_at",
+        "commit_id",
+        "files_changed",
+        "bytes_stored",
+        "duration_ms",
+        "skipped",
+    ],
 }
 
 
