@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 RunStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
+# A checkpoint_created event names at most this many changed files.
+FILES_SHOWN = 200
 FINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "stopped"})
 
 
@@ -95,6 +97,21 @@ class UsageReported(Event):
 
 
 @dataclass(kw_only=True)
+class CheckpointCreated(Event):
+    """The workspace as it was before the tool call it names changed it."""
+
+    type: ClassVar[str] = "checkpoint_created"
+    turn: int
+    tool: str
+    checkpoint_id: str
+    files_changed: list[str]  # at most FILES_SHOWN of them; the count is complete
+    files_changed_count: int
+    bytes_stored: int
+    duration_ms: int
+    skipped_count: int = 0
+
+
+@dataclass(kw_only=True)
 class RunFinished(Event):
     type: ClassVar[str] = "run_finished"
     status: RunStatus
@@ -114,7 +131,15 @@ def _field_names(event: Event) -> tuple[str, ...]:
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (RunStarted, TextDelta, ToolRequested, ToolResult, UsageReported, RunFinished)
+    for cls in (
+        RunStarted,
+        TextDelta,
+        ToolRequested,
+        ToolResult,
+        UsageReported,
+        CheckpointCreated,
+        RunFinished,
+    )
 }
 
 

@@ -6,6 +6,7 @@ The loop makes every decision; it only reports them as events. It never prints.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -14,6 +15,8 @@ from typing import Final
 import anyio
 
 from server.core.events import (
+    FILES_SHOWN,
+    CheckpointCreated,
     RunFinished,
     RunStarted,
     RunStatus,
@@ -24,7 +27,8 @@ from server.core.events import (
 )
 from server.core.settings import Settings
 from server.engine.channel import RunChannel
-from server.engine.tools.base import ToolArgumentError, ToolContext, ToolOutput
+from server.engine.checkpoints import CheckpointError, CheckpointStore
+from server.engine.tools.base import Risk, ToolArgumentError, ToolContext, ToolOutput
 from server.engine.tools.registry import ToolSet
 from server.engine.workspace import OutsideWorkspace, Workspace
 from server.providers.base import (
@@ -42,6 +46,8 @@ from server.providers.base import (
 )
 
 MAX_TURNS: Final = 60
+# Calls that change the workspace: each batch of them starts with a checkpoint.
+CHECKPOINTED: Final = frozenset({Risk.MUTATING, Risk.EXEC, Risk.DESTRUCTIVE})
 UNKNOWN_RISK: Final = "Unknown"
 
 log = logging.getLogger(__name__)
@@ -56,6 +62,7 @@ class AgentRun:
     provider: Provider
     tools: ToolSet
     settings: Settings
+    checkpoints: CheckpointStore | None = None
 
 
 @dataclass(frozen=True)
@@ -140,14 +147,51 @@ async def _loop(run: AgentRun, channel: RunChannel, control: RunControl) -> RunO
         messages.append(AssistantMessage("".join(text), tuple(calls)))
         if not calls:
             return RunOutcome("completed", "the model gave its final answer", turn)
+        checkpointed = False
         for call in calls:
-            messages.append(await _call_tool(run, channel, ctx, turn, call))
+            result, checkpointed = await _call_tool(run, channel, ctx, turn, call, checkpointed)
+            messages.append(result)
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
 
 
+async def _checkpoint(run: AgentRun, channel: RunChannel, turn: int, tool: str) -> str | None:
+    """Checkpoint the workspace before a call changes it; the error, if that fails."""
+    assert run.checkpoints is not None
+    store = run.checkpoints
+    # No changed-paths hint: another run may be changing the same workspace, and
+    # only a stat scan sees its edits too.
+    create = functools.partial(
+        store.create, run.workspace.root, run_id=run.run_id, turn=turn, tool=tool
+    )
+    try:
+        checkpoint = await anyio.to_thread.run_sync(create)
+    except CheckpointError as exc:
+        return str(exc)
+    channel.emit(
+        CheckpointCreated(
+            run_id=run.run_id,
+            turn=turn,
+            tool=tool,
+            checkpoint_id=checkpoint.id,
+            files_changed=checkpoint.files_changed[:FILES_SHOWN],
+            files_changed_count=len(checkpoint.files_changed),
+            bytes_stored=checkpoint.bytes_stored,
+            duration_ms=checkpoint.duration_ms,
+            skipped_count=len(checkpoint.skipped),
+        )
+    )
+    return None
+
+
 async def _call_tool(
-    run: AgentRun, channel: RunChannel, ctx: ToolContext, turn: int, call: ToolCall
-) -> ToolResultMessage:
+    run: AgentRun,
+    channel: RunChannel,
+    ctx: ToolContext,
+    turn: int,
+    call: ToolCall,
+    checkpointed: bool,
+) -> tuple[ToolResultMessage, bool]:
+    """Run one call; returns its result and whether the batch is checkpointed now."""
     tool = run.tools.get(call.name)
     channel.emit(
         ToolRequested(
@@ -160,7 +204,15 @@ async def _call_tool(
         )
     )
     started = time.perf_counter()
-    if tool is None:
+    failure = None
+    if tool is not None and tool.risk in CHECKPOINTED and run.checkpoints and not checkpointed:
+        failure = await _checkpoint(run, channel, turn, call.name)
+        checkpointed = failure is None
+    if failure is not None:
+        output = ToolOutput(
+            False, f"not run: the workspace could not be checkpointed first: {failure}"
+        )
+    elif tool is None:
         output = ToolOutput(
             False, f"unknown tool '{call.name}'; available: {', '.join(run.tools.names())}"
         )
@@ -184,4 +236,7 @@ async def _call_tool(
             duration_ms=round((time.perf_counter() - started) * 1000),
         )
     )
-    return ToolResultMessage(call_id=call.id, tool=call.name, content=output.content, ok=output.ok)
+    message = ToolResultMessage(
+        call_id=call.id, tool=call.name, content=output.content, ok=output.ok
+    )
+    return message, checkpointed

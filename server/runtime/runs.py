@@ -18,6 +18,7 @@ from server.core.paths import Paths
 from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
+from server.engine.checkpoints import CheckpointStore
 from server.engine.loop import AgentRun, RunControl, run_agent
 from server.engine.store import RunInfo, Store, new_id
 from server.engine.tools.registry import default_tools
@@ -125,6 +126,7 @@ class RunManager:
             provider=provider,
             tools=default_tools(),
             settings=settings,
+            checkpoints=self.checkpoints_for(settings),
         )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder)
@@ -145,6 +147,12 @@ class RunManager:
             self.store.finish_run(agent.run_id, status=status, reason=reason, turns=turns)
             self._live.pop(agent.run_id, None)
             live.done.set()
+
+    def checkpoints_for(self, settings: Settings | None = None) -> CheckpointStore:
+        """The checkpoint store, with the limits of ``settings`` (a workspace's own)."""
+        if settings is None:
+            settings = load_settings(self.paths.config_file)
+        return CheckpointStore(self.paths, settings.checkpoints, self.store)
 
     def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:
         live = self._live.get(run_id)

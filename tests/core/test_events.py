@@ -4,6 +4,7 @@ import pytest
 
 from server.core.events import (
     EVENT_TYPES,
+    CheckpointCreated,
     EventDecodeError,
     RunFinished,
     RunStarted,
@@ -31,6 +32,18 @@ SAMPLES = [
         run_id="r", seq=4, ts=1.8, turn=1, call_id="c", tool="write_file", ok=True, output="ok"
     ),
     UsageReported(run_id="r", seq=5, ts=1.9, turn=1, input_tokens=3, output_tokens=4),
+    CheckpointCreated(
+        run_id="r",
+        seq=7,
+        ts=1.95,
+        turn=1,
+        tool="write_file",
+        checkpoint_id="c-1",
+        files_changed=["a.txt"],
+        files_changed_count=1,
+        bytes_stored=12,
+        duration_ms=3,
+    ),
     RunFinished(run_id="r", seq=6, ts=2.0, status="completed", reason="done", turns=1),
 ]
 

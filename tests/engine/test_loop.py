@@ -5,6 +5,7 @@ import anyio
 import pytest
 
 from server.core.events import (
+    CheckpointCreated,
     Event,
     RunFinished,
     TextDelta,
@@ -12,10 +13,13 @@ from server.core.events import (
     ToolResult,
     UsageReported,
 )
+from server.core.paths import Paths
 from server.core.settings import Settings
 from server.engine.bus import EventBus
 from server.engine.channel import RunChannel
+from server.engine.checkpoints import CheckpointStore
 from server.engine.loop import MAX_TURNS, AgentRun, RunControl, run_agent
+from server.engine.store import Store
 from server.engine.tools.registry import default_tools
 from server.engine.workspace import open_workspace
 from server.providers.base import Message, ToolResultMessage, Usage
@@ -126,3 +130,66 @@ async def test_a_cancelled_run_still_records_its_end(workspace: Path) -> None:
         await run_agent(run, channel, control)
     assert isinstance(events[-1], RunFinished)
     assert (events[-1].status, events[-1].reason) == ("cancelled", "stopped by test")
+
+
+def _checkpointed_run(
+    workspace: Path, paths: Paths, provider: ScriptedProvider
+) -> tuple[AgentRun, RunChannel, list[Event], CheckpointStore]:
+    run, channel, events = _run(workspace, provider)
+    store = CheckpointStore(paths, Settings().checkpoints, Store(paths.database))
+    run.checkpoints = store
+    return run, channel, events, store
+
+
+async def test_each_changing_batch_starts_with_a_checkpoint(workspace: Path, paths: Paths) -> None:
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn(
+                "",
+                (
+                    call("list_dir", path="."),
+                    call("write_file", path="a", content="1"),
+                    call("write_file", path="b", content="2"),
+                ),
+            ),
+            ScriptedTurn("", (call("read_file", path="a"),)),
+            ScriptedTurn("", (call("run_shell", command="echo 3 > a"),)),
+            ScriptedTurn("done"),
+        ]
+    )
+    run, channel, events, store = _checkpointed_run(workspace, paths, provider)
+    assert (await run_agent(run, channel)).status == "completed"
+    order = [
+        (e.type, getattr(e, "tool", None))
+        for e in events
+        if e.type in ("tool_requested", "checkpoint_created")
+    ]
+    assert order == [
+        ("tool_requested", "list_dir"),
+        ("tool_requested", "write_file"),
+        ("checkpoint_created", "write_file"),
+        ("tool_requested", "write_file"),
+        ("tool_requested", "read_file"),
+        ("tool_requested", "run_shell"),
+        ("checkpoint_created", "run_shell"),
+    ]
+    made = [e for e in events if isinstance(e, CheckpointCreated)]
+    assert made[1].files_changed == ["a", "b"] and made[1].files_changed_count == 2
+    # The checkpoint before the shell command holds the workspace as it was then.
+    restored = store.rewind(workspace, made[1].checkpoint_id)
+    assert (workspace / "a").read_text() == "1" and restored.restored == ["a"]
+
+
+async def test_a_call_is_not_run_when_its_checkpoint_fails(workspace: Path, paths: Paths) -> None:
+    paths.checkpoints.write_text("not a folder")  # the shadow repositories cannot be made
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn("", (call("write_file", path="a", content="1"),)),
+            ScriptedTurn("ok"),
+        ]
+    )
+    run, channel, events, _ = _checkpointed_run(workspace, paths, provider)
+    assert (await run_agent(run, channel)).status == "completed"
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.ok and "could not be checkpointed first" in result.output
+    assert not (workspace / "a").exists()
