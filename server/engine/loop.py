@@ -10,7 +10,7 @@ import functools
 import logging
 import time
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
@@ -27,7 +27,6 @@ from server.core.events import (
 )
 from server.core.settings import Settings
 from server.engine.channel import RunChannel
-from server.engine.checkpoints import CheckpointError, CheckpointStore
 from server.engine.tools.base import Risk, ToolArgumentError, ToolContext, ToolOutput
 from server.engine.tools.registry import ToolSet
 from server.engine.workspace import OutsideWorkspace, Workspace
@@ -44,6 +43,9 @@ from server.providers.base import (
     UsageChunk,
     UserMessage,
 )
+
+if TYPE_CHECKING:  # pygit2 costs ~20 MB: loaded with the first checkpoint, not at start-up
+    from server.engine.checkpoints import CheckpointStore
 
 MAX_TURNS: Final = 60
 # Calls that change the workspace: each batch of them starts with a checkpoint.
@@ -156,6 +158,8 @@ async def _loop(run: AgentRun, channel: RunChannel, control: RunControl) -> RunO
 
 async def _checkpoint(run: AgentRun, channel: RunChannel, turn: int, tool: str) -> str | None:
     """Checkpoint the workspace before a call changes it; the error, if that fails."""
+    from server.engine.checkpoints import CheckpointError
+
     assert run.checkpoints is not None
     store = run.checkpoints
     # No changed-paths hint: another run may be changing the same workspace, and

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import TaskGroup
@@ -18,7 +19,6 @@ from server.core.paths import Paths
 from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
-from server.engine.checkpoints import CheckpointStore
 from server.engine.loop import AgentRun, RunControl, run_agent
 from server.engine.store import RunInfo, Store, new_id
 from server.engine.tools.registry import default_tools
@@ -27,6 +27,9 @@ from server.engine.workspace import WorkspaceError, open_workspace
 from server.providers.base import Provider
 from server.providers.registry import UnknownModel, make_provider
 from server.providers.scripted import ScriptError
+
+if TYPE_CHECKING:
+    from server.engine.checkpoints import CheckpointStore
 
 SHUTDOWN_REASON = "cancelled: Sparrow was closed while the run was going"
 
@@ -150,6 +153,8 @@ class RunManager:
 
     def checkpoints_for(self, settings: Settings | None = None) -> CheckpointStore:
         """The checkpoint store, with the limits of ``settings`` (a workspace's own)."""
+        from server.engine.checkpoints import CheckpointStore  # pygit2: ~20 MB, load late
+
         if settings is None:
             settings = load_settings(self.paths.config_file)
         return CheckpointStore(self.paths, settings.checkpoints, self.store)
