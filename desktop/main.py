@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from types import FrameType
 
 from desktop.output import complain, say
+from server.core.paths import resolve_paths
+from server.core.settings import SettingsError, load_settings
 from server.web.serve import EmbeddedServer, PortInUseError, ServerStartError
 
 SERVING_LINE = "Sparrow is serving at {url}"
@@ -61,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port",
         type=_port,
-        default=0,
-        help="port on 127.0.0.1 to serve on (default: a free one, chosen at launch)",
+        default=None,
+        help="port on 127.0.0.1 to serve on (default: the setting server.port; "
+        "0 there means a free one, chosen at launch)",
     )
     parser.add_argument("--version", action=_VersionAction)
     return parser
@@ -95,6 +98,10 @@ def run_window(server: EmbeddedServer) -> int:
     return DesktopWindow(server, screenshot=screenshot_path()).run()
 
 
+def _configured_port() -> int:
+    return load_settings(resolve_paths().config_file).server.port
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not args.headless:
@@ -102,7 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.qt_env import configure_backend
 
         configure_backend()
-    server = EmbeddedServer(port=args.port)
+    try:
+        port = args.port if args.port is not None else _configured_port()
+    except SettingsError as exc:
+        complain(f"Sparrow: {exc}")
+        return 2
+    server = EmbeddedServer(port=port)
     try:
         server.bind()
         if args.headless:

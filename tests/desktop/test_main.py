@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.main import build_parser, main
+from desktop.main import _configured_port, build_parser, main
 from tests.desktop.sockets import accepts, ports_of
 
 LINE = re.compile(r"^Sparrow is serving at (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)$")
@@ -59,8 +59,9 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.fullmatch(r"sparrow-desktop \S+\n", capsys.readouterr().out)
 
 
-def test_port_defaults_to_a_free_one() -> None:
-    assert build_parser().parse_args([]).port == 0
+def test_port_defaults_to_the_setting_which_defaults_to_a_free_one() -> None:
+    assert build_parser().parse_args([]).port is None
+    assert _configured_port() == 0
     assert build_parser().parse_args(["--port", "8765"]).port == 8765
 
 
@@ -123,3 +124,17 @@ def test_headless_port_in_use_exits_2() -> None:
     assert process.returncode == 2
     assert out == ""
     assert f"Port {port}" in err and "omit --port" in err
+
+
+def test_the_port_setting_is_the_default_port(sparrow_home: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        taken = probe.getsockname()[1]
+        probe.listen()
+        config = sparrow_home / "config" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(f"[server]\nport = {taken}\n")
+        # The configured port is in use: the headless server says so and exits 2.
+        assert main(["--headless"]) == 2
+        config.write_text("[server]\nport = 'x'\n")
+        assert main(["--headless"]) == 2
