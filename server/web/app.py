@@ -21,6 +21,7 @@ from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
+from server.web.checkpoint_routes import checkpoint_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
 from server.web.security import LoopbackGuard
@@ -68,6 +69,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         *api_routes(),
+        *checkpoint_routes(),
         *monitor_routes(),
         WebSocketRoute("/ws", events_socket),
         Mount("/", _UIFiles(directory=ui_dir(), html=True)),

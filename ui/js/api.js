@@ -47,6 +47,11 @@ export const api = {
   createRun: async ({ workspace, task, model }) =>
     (await request("POST", "/api/runs", { workspace, task, model })).run,
   cancelRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/cancel`)).run,
+  runCheckpoints: async (id) =>
+    (await request("GET", `/api/runs/${enc(id)}/checkpoints`)).checkpoints ?? [],
+  checkpointDiff: async (id, to) =>
+    (await request("GET", `/api/checkpoints/${enc(id)}/diff${to ? `?to=${enc(to)}` : ""}`)).files ?? [],
+  rewindCheckpoint: async (id) => (await request("POST", `/api/checkpoints/${enc(id)}/rewind`)).rewind,
   recentWorkspaces: async () =>
     (await request("GET", "/api/workspaces/recent")).workspaces ?? [],
 };

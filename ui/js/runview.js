@@ -7,6 +7,7 @@ import { byId, h } from "./dom.js";
 import { formatTokens } from "./format.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
+import { CheckpointTimeline } from "./timeline.js";
 import { Transcript } from "./transcript.js";
 
 export class RunView {
@@ -25,6 +26,7 @@ export class RunView {
     this.cancelButton = byId("cancel-button");
     this.placeholder = byId("run-placeholder");
     this.transcript = new Transcript(byId("transcript"), byId("jump-latest"));
+    this.timeline = new CheckpointTimeline();
     this.socket = null;
     this.runId = null;
     this.cancelButton.addEventListener("click", () => this.cancel());
@@ -44,6 +46,8 @@ export class RunView {
     this.contextTokens = 0;
     this.outputTokens = 0;
     this.transcript.reset(runId);
+    this.timeline.reset(runId);
+    this.timeline.load();
     this.section.dataset.state = "open";
     this.head.hidden = false;
     this.fillHeader(info ?? { id: runId, status: "running", task: "", workspace: "", model: "" });
@@ -78,6 +82,7 @@ export class RunView {
     this.stopSocket();
     this.runId = null;
     this.transcript.reset(null);
+    this.timeline.reset(null);
     this.showEmpty();
   }
 
@@ -150,6 +155,9 @@ export class RunView {
       case "run_started":
         if (!this.title.textContent) this.fillHeader({ ...event, id: event.run_id });
         break;
+      case "checkpoint_created":
+        this.timeline.addEvent(event);
+        break;
       case "usage_reported":
         this.contextTokens =
           (event.input_tokens || 0) +
@@ -162,6 +170,7 @@ export class RunView {
         break;
       case "run_finished":
         this.setStatus(event.status, event.reason);
+        this.timeline.load();
         this.onRunChanged({
           id: event.run_id,
           status: event.status,
