@@ -112,8 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         port = args.port if args.port is not None else _configured_port()
     except SettingsError as exc:
-        complain(f"Sparrow: {exc}")
-        return 2
+        complain(f"Sparrow cannot start: {exc}")
+        return 1
     server = EmbeddedServer(port=port)
     try:
         server.bind()

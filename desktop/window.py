@@ -19,10 +19,12 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from desktop.alert_service import AlertService
 from desktop.bridge import Bridge
 from desktop.output import complain, say
 from desktop.qt_env import uses_qt
@@ -66,6 +68,9 @@ class DesktopWindow:
         self._shown = False
         self._close_requested = False
         self._server_failed = False
+        self._alerts: AlertService | None = None  # context warnings: notices and tray
+        self._ended = False  # webview.start() returned: start no more alerts
+        self._tray: Any = None  # desktop.tray.Tray, when the desktop has a tray
         self.bridge = Bridge(on_ready=self._on_ready, pick_folder=self._pick_folder)
 
     def run(self) -> int:
@@ -101,6 +106,11 @@ class DesktopWindow:
             webview.start(private_mode=True, icon=str(icon) if icon else None)
         finally:
             signal.signal(signal.SIGTERM, previous)
+            with self._lock:
+                self._ended = True
+                alerts = self._alerts
+            if alerts is not None:
+                alerts.stop()
         return 1 if self._server_failed else 0
 
     def close(self) -> None:
@@ -122,6 +132,24 @@ class DesktopWindow:
             complain(str(exc))
             self._server_failed = True
             self.close()
+            return
+        self._start_alerts()
+
+    def _start_alerts(self) -> None:
+        # Context warnings from the app's own /ws/monitor: notifications, and the tray.
+        from desktop.notify import Notifier
+
+        icon = icon_path()
+        notifier = Notifier(icon=str(icon) if icon else "")
+        alerts = AlertService(self._server.port, self._server.token, send=notifier.send)
+        tray = self._tray
+        if tray is not None:
+            alerts.set_show_state(tray.show_state)
+        with self._lock:
+            if self._ended:  # the window closed before the server served
+                return
+            self._alerts = alerts
+            alerts.start()
 
     def _on_before_show(self) -> None:
         # Synchronous, on the GUI thread, once Qt has built the window.
@@ -129,7 +157,40 @@ class DesktopWindow:
             from desktop.qt_gui import GuiThread
 
             self._gui = GuiThread()  # lives on the GUI thread: it runs calls there
+            self._make_tray()
             self._start_server()
+
+    def _make_tray(self) -> None:
+        # On the GUI thread, before the server (and so the alerts) start.
+        try:
+            from desktop.tray import Tray, tray_available
+
+            if not tray_available():
+                return
+            self._tray = Tray(
+                icon=icon_path(),
+                on_show=lambda: self._in_thread(self._show_window),
+                on_monitor=lambda: self._in_thread(self._show_monitor),
+                on_quit=self.close,
+            )
+            self._tray.show()
+        except Exception as exc:  # a tray is a convenience: never stop the window for it
+            log.warning("no tray icon: %s", exc)
+            self._tray = None
+
+    def _in_thread(self, job: Callable[[], None]) -> None:
+        # pywebview's window calls wait on the GUI thread: never make them on it.
+        threading.Thread(target=job, name="tray-action", daemon=True).start()
+
+    def _show_window(self) -> None:
+        if self._window is not None:
+            self._window.show()
+            self._window.restore()
+
+    def _show_monitor(self) -> None:
+        self._show_window()
+        if self._window is not None:
+            self._window.evaluate_js("window.location.hash = '#monitor'")
 
     def _on_shown(self) -> None:
         with self._lock:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Sparrow needs, when run as root and they are missing.
 #   scripts/system-deps.sh run    the window's runtime (Qt WebEngine's shared libraries)
-#   scripts/system-deps.sh test   that, plus what the tests drive: Xvfb, Chromium, D-Bus, gnome-keyring
+#   scripts/system-deps.sh test   that, plus what the tests drive: Xvfb, Chromium, D-Bus, gnome-keyring,
+#                                 a notification daemon
 # Not root, or not Debian: prints what is missing and how to install it, and carries on.
 set -euo pipefail
 
@@ -11,7 +12,7 @@ run_pkgs=(
   libxcb-shape0 libxcb-xkb1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1
   fonts-dejavu-core
 )
-test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring)
+test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon)
 
 pkgs=("${run_pkgs[@]}")
 if [ "${1:-run}" = "test" ]; then

@@ -137,4 +137,4 @@ def test_the_port_setting_is_the_default_port(sparrow_home: Path) -> None:
         # The configured port is in use: the headless server says so and exits 2.
         assert main(["--headless"]) == 2
         config.write_text("[server]\nport = 'x'\n")
-        assert main(["--headless"]) == 2
+        assert main(["--headless"]) == 1  # a broken settings file: Sparrow cannot start

@@ -178,8 +178,10 @@ def test_sigterm_closes_the_window_and_exits_0(launch_desktop: Launcher) -> None
 def test_a_server_that_cannot_start_ends_the_desktop_with_1(
     launch_desktop: Launcher, tmp_path: Path
 ) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("SPARROW_HOME cannot be made under a file")
-    desktop = launch_desktop(SPARROW_HOME=str(blocker / "home"))
+    home = tmp_path / "home"
+    home.mkdir()
+    # Settings read fine; the state folder cannot be made, so the server fails to start.
+    (home / "state").write_text("the state folder cannot be made over a file")
+    desktop = launch_desktop(SPARROW_HOME=str(home))
     assert desktop.wait_exit() == 1
     assert "server stopped before it was serving" in desktop.stderr.read_text()
