@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.common import xvfb_display
+
 HERE = Path(__file__).resolve().parent
 SPARROW_READY = "Sparrow window ready"
 FLOOR_READY = "floor window ready"
@@ -169,21 +171,8 @@ def x_display() -> Iterator[str | None]:
     if program is None:
         yield os.environ.get("DISPLAY")
         return
-    read_end, write_end = os.pipe()
-    xvfb = subprocess.Popen(
-        [program, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
-    try:
-        with os.fdopen(read_end) as pipe:
-            number = pipe.readline().strip()
-        yield f":{number}" if number else None
-    finally:
-        xvfb.terminate()
-        xvfb.wait(10)
+    with xvfb_display(program) as display:
+        yield display
 
 
 def window_env(display: str, home: Path) -> dict[str, str]:

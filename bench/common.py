@@ -61,6 +61,31 @@ def headless_server(env: dict[str, str] | None = None) -> Iterator[Served]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+@contextmanager
+def xvfb_display(program: str, screen: str = "1280x800x24") -> Iterator[str | None]:
+    """A private Xvfb; its display name, or None if it did not start.
+    ``-displayfd`` picks a free number and writes it once the server accepts clients."""
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(
+        [program, "-displayfd", str(write_end), "-screen", "0", screen, "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as pipe:
+            number = pipe.readline().strip()
+        yield f":{number}" if number else None
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered)) - 1))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bench.common import xvfb_display
 from desktop.alerts import Notice
 from desktop.notify import Notifier, _call, server_information
 from tests.conftest import require, require_program
@@ -73,22 +74,9 @@ def bus() -> Iterator[str]:
 
 @pytest.fixture
 def display() -> Iterator[str]:
-    program = require_program("Xvfb")
-    read_end, write_end = os.pipe()
-    process = subprocess.Popen(
-        [program, "-displayfd", str(write_end), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
-    try:
-        with os.fdopen(read_end) as pipe:
-            number = pipe.readline().strip()
-        assert number, "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        stop(process)
+    with xvfb_display(require_program("Xvfb"), "1024x768x24") as name:
+        assert name, "Xvfb did not start"
+        yield name
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import xvfb_display
 from tests.conftest import require, require_program
 from tests.desktop.sockets import accepts, ports_of
 from tests.e2e.x11 import close_windows_titled
@@ -33,23 +34,9 @@ EXIT_TIMEOUT = 30.0
 def xvfb() -> Iterator[str]:
     """A private X server; its display name (``-displayfd`` picks a free number)."""
     require("Linux", sys.platform.startswith("linux"))
-    program = require_program("Xvfb")
-    read_end, write_end = os.pipe()
-    process = subprocess.Popen(
-        [program, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
-    try:
-        with os.fdopen(read_end) as pipe:
-            number = pipe.readline().strip()  # written once the server accepts clients
-        assert number, "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with xvfb_display(require_program("Xvfb")) as name:
+        assert name, "Xvfb did not start"
+        yield name
 
 
 @dataclass
