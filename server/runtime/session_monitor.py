@@ -28,7 +28,7 @@ from typing import ClassVar
 import anyio
 
 from server.core.settings import MonitorSettings
-from server.engine.monitor.discovery import Root, descend, describe, session_roots
+from server.engine.monitor.discovery import Root, describe, scan_folder, session_roots
 from server.engine.monitor.levels import RANK, UNKNOWN, WARNING, MonitorConfig
 from server.engine.monitor.reader import GONE, UNCHANGED, UNREADABLE, SessionReader
 from server.engine.monitor.reading import SessionReading, by_urgency, reading_of
@@ -198,24 +198,15 @@ class SessionMonitor:
             self._walk(root, sub, (*parts, os.path.basename(sub)), present, events)
 
     def _list(self, root: Root, folder_path: str, parts: tuple[str, ...], folder: _Folder) -> None:
-        dirs, files = [], []
         try:
-            with os.scandir(folder_path) as entries:
-                for entry in entries:
-                    here = (*parts, entry.name)
-                    try:
-                        is_dir = entry.is_dir()
-                    except OSError:
-                        continue
-                    if is_dir:
-                        if descend(root.tool, here):
-                            dirs.append(entry.path)
-                    elif describe(root.tool, here) is not None:
-                        files.append(entry.path)
-                        if entry.path not in self._files:
-                            self._files[entry.path] = _File(root, entry.path, here)
+            dirs, found = scan_folder(root.tool, folder_path, parts)
         except OSError:
             return
+        files = []
+        for path, here, _ in found:
+            files.append(path)
+            if path not in self._files:
+                self._files[path] = _File(root, path, here)
         for gone in set(folder.dirs) - set(dirs):
             self._drop_folder(gone)
         folder.dirs, folder.files = dirs, files

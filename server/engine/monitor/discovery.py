@@ -142,6 +142,31 @@ def describe_path(path: str, roots: list[Root] | None = None) -> tuple[Root, Fil
     return None
 
 
+Found = tuple[str, tuple[str, ...], FileInfo]  # path, its parts under the root, what it is
+
+
+def scan_folder(tool: str, folder: str, parts: tuple[str, ...]) -> tuple[list[str], list[Found]]:
+    """One folder under a root (``parts`` is its path under it): the subfolders
+    worth descending into, and the transcripts in it. OSError if it cannot be listed."""
+    dirs: list[str] = []
+    files: list[Found] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            here = (*parts, entry.name)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if descend(tool, here):
+                    dirs.append(entry.path)
+            else:
+                info = describe(tool, here)
+                if info is not None:
+                    files.append((entry.path, here, info))
+    return dirs, files
+
+
 def iter_transcripts(roots: list[Root]) -> Iterator[tuple[Root, str, FileInfo]]:
     """Every transcript under ``roots``: a full walk (the watcher walks incrementally)."""
     for root in roots:
@@ -149,22 +174,12 @@ def iter_transcripts(roots: list[Root]) -> Iterator[tuple[Root, str, FileInfo]]:
         while stack:
             folder, parts = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                dirs, files = scan_folder(root.tool, folder, parts)
             except OSError:
                 continue
-            for entry in entries:
-                here = (*parts, entry.name)
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    continue
-                if is_dir:
-                    if descend(root.tool, here):
-                        stack.append((entry.path, here))
-                else:
-                    info = describe(root.tool, here)
-                    if info is not None:
-                        yield root, entry.path, info
+            stack.extend((sub, (*parts, os.path.basename(sub))) for sub in dirs)
+            for path, _, info in files:
+                yield root, path, info
 
 
 def escape_cwd(cwd: str) -> str:
