@@ -7,21 +7,30 @@ import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from bench.common import Served, headless_server
+from tests.e2e.conftest import launch_server
 
 pytestmark = pytest.mark.e2e
 
 
+@dataclass(frozen=True)
+class Served:
+    base: str
+    port: int
+    token: str
+
+
 @pytest.fixture(scope="module")
-def served() -> Iterator[Served]:
-    with headless_server() as server:
-        yield server
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with launch_server(tmp_path_factory.mktemp("sparrow-home")) as server:
+        port = int(server.base_url.rsplit(":", 1)[1])
+        yield Served(server.base_url, port, server.launch_url.split("token=", 1)[1])
 
 
 def request(
