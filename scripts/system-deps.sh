@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Sparrow needs, when run as root and they are missing.
-#   scripts/system-deps.sh run    the window's runtime (Qt WebEngine's shared libraries)
+#   scripts/system-deps.sh run    the window's runtime (Qt WebEngine's shared libraries) and bubblewrap,
+#                                 which the local-hardened sandbox runs commands under
 #   scripts/system-deps.sh test   that, plus what the tests drive: Xvfb, Chromium, D-Bus, gnome-keyring,
 #                                 a notification daemon
 # Not root, or not Debian: prints what is missing and how to install it, and carries on.
@@ -10,7 +11,7 @@ run_pkgs=(
   libegl1 libgl1 libgbm1 libnss3 libasound2 libfontconfig1 libdbus-1-3 libxkbcommon-x11-0
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-randr0
   libxcb-shape0 libxcb-xkb1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1
-  fonts-dejavu-core
+  fonts-dejavu-core bubblewrap
 )
 test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon)
 

@@ -12,6 +12,14 @@ import pytest
 from server.core.paths import Paths, resolve_paths
 
 IN_CI = bool(os.environ.get("CI"))
+# Most tests run the demo or a script end to end, with nobody to answer an
+# approval: their state starts Autonomous. Tests of asking set the mode themselves.
+AUTONOMOUS_CONFIG = '[autonomy]\nmode = "autonomous"\nlevel = 0.85\n'
+
+
+def start_autonomous(home: Path) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "config.toml").write_text(AUTONOMOUS_CONFIG)
 
 
 def require(what: str, available: bool) -> None:
@@ -33,6 +41,7 @@ def require_program(name: str) -> str:
 @pytest.fixture(autouse=True)
 def sparrow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "sparrow-home"
+    start_autonomous(home)
     monkeypatch.setenv("SPARROW_HOME", str(home))
     # Nor the user's Claude Code and Codex sessions: the monitor watches these.
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))

@@ -112,6 +112,87 @@ class CheckpointCreated(Event):
 
 
 @dataclass(kw_only=True)
+class GateDecided(Event):
+    """How a tool call was judged, before it ran (or did not)."""
+
+    type: ClassVar[str] = "gate_decided"
+    turn: int
+    call_id: str
+    tool: str
+    decision: str  # allow | ask | deny
+    reason: str
+    decided_by: str  # boundary | mode | rule | autonomy | hook
+    rule: str = ""  # the rule that decided it, as written (e.g. "run_shell(npm test:*)")
+    rule_id: str = ""
+    mode: str = ""
+    level: float = 0.0
+    band: str = ""
+    needs_checkpoint: bool = False
+    notify: bool = False
+
+
+@dataclass(kw_only=True)
+class ApprovalRequested(Event):
+    """The run waits for a person: allow once, allow always (``suggested_rule``), or deny."""
+
+    type: ClassVar[str] = "approval_requested"
+    turn: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    risk: str
+    reason: str
+    suggested_rule: str  # what "allow always" saves, at the scope chosen
+    timeout_seconds: float
+    expires_at: float
+
+
+@dataclass(kw_only=True)
+class ApprovalResolved(Event):
+    type: ClassVar[str] = "approval_resolved"
+    call_id: str
+    decision: str  # allow_once | allow_always | deny | timeout
+    by: str = ""  # the surface that answered (desktop, web, cli) or "timeout"
+    message: str = ""  # what the model is told with a deny
+    rule: str = ""  # the rule saved by allow_always
+    scope: str = ""
+
+
+@dataclass(kw_only=True)
+class HookRan(Event):
+    type: ClassVar[str] = "hook_ran"
+    hook_event: str
+    command: str
+    exit_code: int | None
+    blocked: bool = False
+    reason: str = ""
+    timed_out: bool = False
+    duration_ms: int = 0
+    call_id: str = ""
+
+
+@dataclass(kw_only=True)
+class Notice(Event):
+    """Something the user should know without being asked (Trusted's notify)."""
+
+    type: ClassVar[str] = "notice"
+    turn: int
+    call_id: str = ""
+    text: str
+
+
+@dataclass(kw_only=True)
+class VerifyFinished(Event):
+    type: ClassVar[str] = "verify_finished"
+    turn: int
+    command: str
+    ok: bool
+    exit_code: int | None
+    output: str
+    duration_ms: int = 0
+
+
+@dataclass(kw_only=True)
 class RunFinished(Event):
     type: ClassVar[str] = "run_finished"
     status: RunStatus
@@ -138,6 +219,12 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ToolResult,
         UsageReported,
         CheckpointCreated,
+        GateDecided,
+        ApprovalRequested,
+        ApprovalResolved,
+        HookRan,
+        Notice,
+        VerifyFinished,
         RunFinished,
     )
 }

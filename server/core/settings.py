@@ -13,7 +13,20 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
+
+from server.core.hook_config import HookConfig, HookConfigError, parse_hook_config
+
+# The permission modes of autonomy-and-safety.md ("Gate Decisions"), as typed in settings.
+PERMISSION_MODES: Final = (
+    "read-only",
+    "plan",
+    "supervised",
+    "trusted",
+    "autonomous",
+    "emergency-stop",
+)
+SANDBOXES: Final = ("local", "local-hardened", "worktree")
 
 
 class SettingsError(ValueError):
@@ -83,6 +96,41 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class AutonomySettings:
+    """The dial and the mode until they are set from the app or ``sparrow autonomy``
+    (which the store remembers, and which then win over these)."""
+
+    level: float = 0.2  # Supervised
+    mode: str = "supervised"
+
+
+@dataclass(frozen=True)
+class PermissionSettings:
+    # An approval nobody answers within this time is a deny.
+    approval_timeout_seconds: float = 300.0
+    sandbox: str = "local"
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    """Hard stops of a run; 0 means no limit."""
+
+    max_tokens: int = 0  # input (with cache) + output, summed over the run's turns
+    max_cost_usd: float = 0.0  # needs the model's price in [budget.prices]
+    max_wall_seconds: float = 0.0
+    # Model-name prefix -> [USD per million input tokens, USD per million output tokens].
+    prices: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WorkspaceSettings:
+    # Run after a run that changed files, when the model says it is done; a
+    # failure goes back to the model. Usually in <workspace>/.sparrow/config.toml.
+    verify_command: str = ""
+    verify_timeout_seconds: float = 600.0
+
+
+@dataclass(frozen=True)
 class Settings:
     shell: ShellSettings = field(default_factory=ShellSettings)
     files: FileSettings = field(default_factory=FileSettings)
@@ -90,6 +138,11 @@ class Settings:
     demo: DemoSettings = field(default_factory=DemoSettings)
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     monitor: MonitorSettings = field(default_factory=MonitorSettings)
+    autonomy: AutonomySettings = field(default_factory=AutonomySettings)
+    permissions: PermissionSettings = field(default_factory=PermissionSettings)
+    budget: BudgetSettings = field(default_factory=BudgetSettings)
+    workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
+    hooks: HookConfig = field(default_factory=HookConfig)
 
 
 T = TypeVar("T")
@@ -103,6 +156,14 @@ def _apply(current: T, table: dict[str, Any], where: str) -> T:
         if key not in known:
             raise SettingsError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
         old = getattr(current, key)
+        if isinstance(old, HookConfig):
+            if not isinstance(value, dict):
+                raise SettingsError(f"{where}: '{key}' must be a table")
+            try:
+                changes[key] = parse_hook_config(old, value, f"{where}.{key}")
+            except HookConfigError as exc:
+                raise SettingsError(str(exc)) from exc
+            continue
         if dataclasses.is_dataclass(old):
             if not isinstance(value, dict):
                 raise SettingsError(f"{where}: '{key}' must be a table")
@@ -132,9 +193,46 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot be read: {exc.strerror}") from exc
 
 
+def _check(settings: Settings, where: str) -> Settings:
+    """The values a type check cannot judge: choices and ranges."""
+    level = settings.autonomy.level
+    if not 0.0 <= level <= 1.0:
+        raise SettingsError(f"{where}: autonomy.level must be from 0.0 to 1.0, not {level}")
+    if settings.autonomy.mode not in PERMISSION_MODES:
+        raise SettingsError(
+            f"{where}: autonomy.mode must be one of {', '.join(PERMISSION_MODES)}, "
+            f"not {settings.autonomy.mode!r}"
+        )
+    if settings.permissions.sandbox not in SANDBOXES:
+        raise SettingsError(
+            f"{where}: permissions.sandbox must be one of {', '.join(SANDBOXES)}, "
+            f"not {settings.permissions.sandbox!r}"
+        )
+    for model, price in settings.budget.prices.items():
+        if not (
+            isinstance(price, list)
+            and len(price) == 2
+            and all(isinstance(p, int | float) and not isinstance(p, bool) for p in price)
+        ):
+            raise SettingsError(
+                f"{where}: budget.prices.{model} must be [input, output] in USD per "
+                "million tokens, e.g. [3.0, 15.0]"
+            )
+    return settings
+
+
 def load_settings(config_file: Path, workspace: Path | None = None) -> Settings:
-    settings = _apply(Settings(), _read_toml(config_file), str(config_file))
+    settings = _check(
+        _apply(Settings(), _read_toml(config_file), str(config_file)), str(config_file)
+    )
     if workspace is not None:
         local = workspace / ".sparrow" / "config.toml"
-        settings = _apply(settings, _read_toml(local), str(local))
+        table = _read_toml(local)
+        if "autonomy" in table:
+            # A folder (a cloned repository, say) must not raise its own autonomy.
+            raise SettingsError(
+                f"{local}: [autonomy] cannot be set by a workspace; use the app's dial, "
+                "`sparrow autonomy`, or your own config.toml"
+            )
+        settings = _check(_apply(settings, table, str(local)), str(local))
     return settings

@@ -6,30 +6,35 @@ The loop makes every decision; it only reports them as events. It never prints.
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import anyio
 
 from server.core.events import (
-    FILES_SHOWN,
-    CheckpointCreated,
     RunFinished,
     RunStarted,
     RunStatus,
     TextDelta,
-    ToolRequested,
-    ToolResult,
     UsageReported,
+    VerifyFinished,
 )
 from server.core.settings import Settings
+from server.engine.approvals import Approver
+from server.engine.calls import Batch, CallPipeline, CallState
 from server.engine.channel import RunChannel
-from server.engine.tools.base import Risk, ToolArgumentError, ToolContext, ToolOutput
+from server.engine.guards import Budget, HardStop
+from server.engine.permissions.modes import Contract
+from server.engine.run_hooks import RunHooks
+from server.engine.tools.base import ToolContext
 from server.engine.tools.registry import ToolSet
-from server.engine.workspace import OutsideWorkspace, Workspace
+from server.engine.tools.shell import RunShell
+from server.engine.workspace import Workspace
 from server.providers.base import (
     AssistantMessage,
     Message,
@@ -38,7 +43,6 @@ from server.providers.base import (
     TextChunk,
     ToolCall,
     ToolCallChunk,
-    ToolResultMessage,
     Usage,
     UsageChunk,
     UserMessage,
@@ -46,13 +50,17 @@ from server.providers.base import (
 
 if TYPE_CHECKING:  # pygit2 costs ~20 MB: loaded with the first checkpoint, not at start-up
     from server.engine.checkpoints import CheckpointStore
+    from server.engine.hooks.runner import HookSet
+    from server.engine.permissions.rulebook import RuleBook
+    from server.engine.sandbox.base import Sandbox
 
 MAX_TURNS: Final = 60
-# Calls that change the workspace: each batch of them starts with a checkpoint.
-CHECKPOINTED: Final = frozenset({Risk.MUTATING, Risk.EXEC, Risk.DESTRUCTIVE})
-UNKNOWN_RISK: Final = "Unknown"
 
 log = logging.getLogger(__name__)
+
+
+def _supervised() -> Contract:
+    return Contract()
 
 
 @dataclass
@@ -65,6 +73,23 @@ class AgentRun:
     tools: ToolSet
     settings: Settings
     checkpoints: CheckpointStore | None = None
+    # The rules and their hit counts; None: the default protected paths only.
+    rulebook: RuleBook | None = None
+    # Asked at every tool call, so the dial turned mid-run counts from the next call.
+    contract: Callable[[], Contract] = field(default=_supervised)
+    # Who answers an Ask; None: nobody, so what would ask is denied.
+    approver: Approver | None = None
+    hooks: HookSet | None = None
+    sandbox: Sandbox | None = None
+    surface: str = "api"
+    transcript: Path | None = None
+    # The user's workspace when the run works elsewhere (its worktree): rules
+    # and approvals saved "for this workspace" are scoped to it.
+    home: Path | None = None
+
+    @property
+    def scope_root(self) -> str:
+        return str(self.home or self.workspace.root)
 
 
 @dataclass(frozen=True)
@@ -100,8 +125,26 @@ async def run_agent(
             session_id=run.session_id,
         )
     )
+    hooks = RunHooks(
+        run.hooks,
+        channel,
+        run_id=run.run_id,
+        session_id=run.session_id,
+        workspace=run.workspace.root,
+        transcript=run.transcript,
+    )
+    wall = run.settings.budget.max_wall_seconds
     try:
-        outcome = await _loop(run, channel, control)
+        with anyio.CancelScope(
+            deadline=anyio.current_time() + wall if wall else float("inf")
+        ) as budget_scope:
+            outcome = await _loop(run, channel, control, hooks)
+        if budget_scope.cancelled_caught:
+            outcome = RunOutcome(
+                "stopped",
+                f"hard stop: budget exceeded: the run's wall time passed {wall:g} s",
+                control.turns,
+            )
     except anyio.get_cancelled_exc_class():
         channel.emit(
             RunFinished(
@@ -112,6 +155,8 @@ async def run_agent(
             )
         )
         raise
+    except HardStop as exc:
+        outcome = RunOutcome("stopped", f"hard stop: {exc}", control.turns)
     except ProviderError as exc:
         outcome = RunOutcome("failed", f"model error: {exc}", control.turns)
     except Exception as exc:
@@ -119,6 +164,7 @@ async def run_agent(
         outcome = RunOutcome(
             "failed", f"internal error: {type(exc).__name__}: {exc}", control.turns
         )
+    await hooks.fire("Stop", {"status": outcome.status, "reason": outcome.reason})
     channel.emit(
         RunFinished(
             run_id=run.run_id, status=outcome.status, reason=outcome.reason, turns=outcome.turns
@@ -127,10 +173,19 @@ async def run_agent(
     return outcome
 
 
-async def _loop(run: AgentRun, channel: RunChannel, control: RunControl) -> RunOutcome:
+async def _loop(
+    run: AgentRun, channel: RunChannel, control: RunControl, hooks: RunHooks
+) -> RunOutcome:
     messages: list[Message] = [UserMessage(run.task)]
     specs = run.tools.specs()
-    ctx = ToolContext(workspace=run.workspace, settings=run.settings)
+    ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
+    state = CallState()
+    pipeline = CallPipeline(run, channel, ctx, hooks, state)
+    budget = Budget(run.settings.budget, run.provider.name)
+    budget.check_start()
+    await hooks.fire(
+        "SessionStart", {"task": run.task, "model": run.provider.name, "source": "startup"}
+    )
     for turn in range(1, MAX_TURNS + 1):
         control.turns = turn
         text: list[str] = []
@@ -146,101 +201,61 @@ async def _loop(run: AgentRun, channel: RunChannel, control: RunControl) -> RunO
                 usage = part.usage
         if usage is not None:
             channel.emit(UsageReported(run_id=run.run_id, turn=turn, **usage.__dict__))
+            budget.spend(usage)
         messages.append(AssistantMessage("".join(text), tuple(calls)))
         if not calls:
-            return RunOutcome("completed", "the model gave its final answer", turn)
-        checkpointed = False
+            verdict = await _verify(run, channel, ctx, state, turn)
+            if verdict is None:
+                return RunOutcome("completed", "the model gave its final answer", turn)
+            messages.append(UserMessage(verdict))
+            continue
+        batch = Batch(turn)
         for call in calls:
-            result, checkpointed = await _call_tool(run, channel, ctx, turn, call, checkpointed)
-            messages.append(result)
+            messages.append(await pipeline.call(batch, call))
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
 
 
-async def _checkpoint(run: AgentRun, channel: RunChannel, turn: int, tool: str) -> str | None:
-    """Checkpoint the workspace before a call changes it; the error, if that fails."""
-    from server.engine.checkpoints import CheckpointError
-
-    assert run.checkpoints is not None
-    store = run.checkpoints
-    # No changed-paths hint: another run may be changing the same workspace, and
-    # only a stat scan sees its edits too.
-    create = functools.partial(
-        store.create, run.workspace.root, run_id=run.run_id, turn=turn, tool=tool
+async def _verify(
+    run: AgentRun, channel: RunChannel, ctx: ToolContext, state: CallState, turn: int
+) -> str | None:
+    """After a run that changed files, the workspace's verify_command; what the
+    model is told when it fails, None when it passed (or there is none)."""
+    command = run.settings.workspace.verify_command.strip()
+    if not command or not state.had_mutation:
+        return None
+    state.had_mutation = False  # verified again only after another change
+    settings = run.settings
+    shell = dataclasses.replace(
+        settings.shell, timeout_seconds=settings.workspace.verify_timeout_seconds
     )
-    try:
-        checkpoint = await anyio.to_thread.run_sync(create)
-    except CheckpointError as exc:
-        return str(exc)
-    channel.emit(
-        CheckpointCreated(
-            run_id=run.run_id,
-            turn=turn,
-            tool=tool,
-            checkpoint_id=checkpoint.id,
-            files_changed=checkpoint.files_changed[:FILES_SHOWN],
-            files_changed_count=len(checkpoint.files_changed),
-            bytes_stored=checkpoint.bytes_stored,
-            duration_ms=checkpoint.duration_ms,
-            skipped_count=len(checkpoint.skipped),
-        )
-    )
-    return None
-
-
-async def _call_tool(
-    run: AgentRun,
-    channel: RunChannel,
-    ctx: ToolContext,
-    turn: int,
-    call: ToolCall,
-    checkpointed: bool,
-) -> tuple[ToolResultMessage, bool]:
-    """Run one call; returns its result and whether the batch is checkpointed now."""
-    tool = run.tools.get(call.name)
-    channel.emit(
-        ToolRequested(
-            run_id=run.run_id,
-            turn=turn,
-            call_id=call.id,
-            tool=call.name,
-            args=call.args,
-            risk=tool.risk.value if tool else UNKNOWN_RISK,
-        )
-    )
+    verify_ctx = dataclasses.replace(ctx, settings=dataclasses.replace(settings, shell=shell))
     started = time.perf_counter()
-    failure = None
-    if tool is not None and tool.risk in CHECKPOINTED and run.checkpoints and not checkpointed:
-        failure = await _checkpoint(run, channel, turn, call.name)
-        checkpointed = failure is None
-    if failure is not None:
-        output = ToolOutput(
-            False, f"not run: the workspace could not be checkpointed first: {failure}"
-        )
-    elif tool is None:
-        output = ToolOutput(
-            False, f"unknown tool '{call.name}'; available: {', '.join(run.tools.names())}"
-        )
-    else:
-        try:
-            output = await tool.run(call.args, ctx)
-        except (ToolArgumentError, OutsideWorkspace) as exc:
-            output = ToolOutput(False, str(exc))
-        except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename else ""
-            output = ToolOutput(False, f"{call.name}: {exc.strerror or exc}{where}")
+    output = await RunShell().run({"command": command}, verify_ctx)
+    code = _exit_code(output.content)
     channel.emit(
-        ToolResult(
+        VerifyFinished(
             run_id=run.run_id,
             turn=turn,
-            call_id=call.id,
-            tool=call.name,
+            command=command,
             ok=output.ok,
+            exit_code=code,
             output=output.content,
-            truncated=output.truncated,
             duration_ms=round((time.perf_counter() - started) * 1000),
         )
     )
-    message = ToolResultMessage(
-        call_id=call.id, tool=call.name, content=output.content, ok=output.ok
+    if output.ok:
+        return None
+    return (
+        f"The workspace's verify_command `{command}` failed after your changes:\n"
+        f"{output.content}\n\nFix what it reports, then say you are done."
     )
-    return message, checkpointed
+
+
+def _exit_code(content: str) -> int | None:
+    first = content.split("\n", 1)[0]
+    if first.startswith("exit code "):
+        try:
+            return int(first.removeprefix("exit code "))
+        except ValueError:
+            return None
+    return None

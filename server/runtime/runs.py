@@ -6,6 +6,7 @@ The manager is an async context: its task group owns every run, and leaving it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -15,23 +16,32 @@ import anyio
 from anyio.abc import TaskGroup
 
 from server.core.events import Event
+from server.core.hook_config import HookConfigError
 from server.core.paths import Paths
 from server.core.settings import Settings, SettingsError, load_settings
+from server.engine.approvals import ApprovalAnswer, Approver
 from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
+from server.engine.hooks.runner import load_hooks
 from server.engine.loop import AgentRun, RunControl, run_agent
+from server.engine.permissions.modes import Contract, ContractError, Mode, check_level, parse_mode
+from server.engine.permissions.rulebook import RuleBook
+from server.engine.sandbox.base import Sandbox, SandboxError
+from server.engine.sandbox.factory import open_sandbox
 from server.engine.store import RunInfo, Store, new_id
 from server.engine.tools.registry import default_tools
 from server.engine.transcript import BadLine, TranscriptRecorder, read_transcript
-from server.engine.workspace import WorkspaceError, open_workspace
+from server.engine.workspace import Workspace, WorkspaceError, open_workspace
 from server.providers.base import Provider
 from server.providers.registry import UnknownModel, make_provider
 from server.providers.scripted import ScriptError
+from server.runtime.approvals import ApprovalDesk
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
 
 SHUTDOWN_REASON = "cancelled: Sparrow was closed while the run was going"
+EMERGENCY_REASON = "stopped by the emergency stop"
 
 
 class RunRequestError(ValueError):
@@ -45,6 +55,14 @@ class RunRequest:
     model: str = "demo"
     script: object | None = None
     provider: Provider | None = None  # an explicit model, for tests and embedding
+    # A run given its own mode or level keeps them; otherwise it follows the
+    # shared dial (the store's, else the settings'), live.
+    mode: str | None = None
+    autonomy: float | None = None
+    sandbox: str | None = None  # default: [permissions] sandbox
+    surface: str = "api"  # which surface started it (rules can be scoped to one)
+    # Who answers what would ask; default: any surface, through the approval desk.
+    approver: Approver | None = None
 
 
 @dataclass
@@ -66,6 +84,9 @@ class RunManager:
         self._demo_delay = demo_delay
         self._live: dict[str, _LiveRun] = {}
         self._tg: TaskGroup | None = None
+        self.tool_names = default_tools().names()
+        self.rulebook = RuleBook(store, self.tool_names)
+        self.approvals = ApprovalDesk()
 
     async def __aenter__(self) -> RunManager:
         self._tg = anyio.create_task_group()
@@ -81,7 +102,7 @@ class RunManager:
         self._tg = None
         return result
 
-    def _settings(self, workspace_root: Path) -> Settings:
+    def _settings(self, workspace_root: Path | None) -> Settings:
         try:
             return load_settings(self.paths.config_file, workspace_root)
         except SettingsError as exc:
@@ -105,8 +126,22 @@ class RunManager:
             )
         except (UnknownModel, ScriptError) as exc:
             raise RunRequestError(str(exc)) from exc
+        contract = self._contract_of(request, settings)
+        try:
+            hooks = load_hooks(settings.hooks, workspace.root)
+        except HookConfigError as exc:
+            raise RunRequestError(str(exc)) from exc
 
         run_id = new_id("r")
+        try:
+            sandbox = open_sandbox(
+                request.sandbox or settings.permissions.sandbox,
+                workspace,
+                run_id=run_id,
+                worktrees_dir=self.paths.state / "worktrees",
+            )
+        except SandboxError as exc:
+            raise RunRequestError(str(exc)) from exc
         root = str(workspace.root)
         session_id = self.store.create_session(root, title=task)
         transcript = self.paths.transcript(run_id)
@@ -121,22 +156,78 @@ class RunManager:
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
         channel = RunChannel(run_id, self.bus, [recorder, live.history])
+        works_in = workspace if sandbox.root == workspace.root else Workspace(sandbox.root)
         agent = AgentRun(
             run_id=run_id,
             session_id=session_id,
             task=task,
-            workspace=workspace,
+            workspace=works_in,
             provider=provider,
             tools=default_tools(),
             settings=settings,
             checkpoints=self.checkpoints_for(settings),
+            rulebook=self.rulebook,
+            contract=contract,
+            approver=request.approver or self.approvals.approver_for(run_id),
+            hooks=hooks,
+            sandbox=sandbox,
+            surface=request.surface,
+            transcript=transcript,
+            home=workspace.root,
         )
         self._live[run_id] = live
-        self._tg.start_soon(self._drive, agent, channel, live, recorder)
+        self._tg.start_soon(self._drive, agent, channel, live, recorder, sandbox)
         return info
 
+    def _contract_of(self, request: RunRequest, settings: Settings) -> Callable[[], Contract]:
+        """The run's own contract when the request gives one, else the shared one, live."""
+        if request.mode is None and request.autonomy is None:
+            return lambda: self.rulebook.contract(settings.autonomy)
+        try:
+            shared = self.rulebook.contract(settings.autonomy)
+            fixed = shared
+            if request.autonomy is not None:
+                fixed = fixed.with_level(check_level(request.autonomy))
+            if request.mode is not None:
+                fixed = fixed.with_mode(parse_mode(request.mode))
+        except ContractError as exc:
+            raise RunRequestError(str(exc)) from exc
+        return lambda: fixed
+
+    # --- the shared contract, the emergency stop, approvals ---------------------
+
+    def contract(self) -> Contract:
+        return self.rulebook.contract(self._settings(None).autonomy)
+
+    def set_contract(self, *, mode: str | None = None, level: object = None) -> Contract:
+        try:
+            contract = self.contract()
+            if level is not None:
+                contract = contract.with_level(check_level(level))
+            if mode is not None:
+                contract = contract.with_mode(parse_mode(mode))
+        except ContractError as exc:
+            raise RunRequestError(str(exc)) from exc
+        return self.rulebook.set_contract(contract)
+
+    def emergency_stop(self) -> list[str]:
+        """Every tool call denied from now on, and every live run cancelled."""
+        self.rulebook.set_contract(self.contract().with_mode(Mode.EMERGENCY_STOP))
+        stopped = list(self._live)
+        self.cancel_all(EMERGENCY_REASON)
+        return stopped
+
+    def answer(self, run_id: str, call_id: str, answer: ApprovalAnswer) -> None:
+        """Raises NothingToAnswer when no such call waits."""
+        self.approvals.answer(run_id, call_id, answer)
+
     async def _drive(
-        self, agent: AgentRun, channel: RunChannel, live: _LiveRun, recorder: TranscriptRecorder
+        self,
+        agent: AgentRun,
+        channel: RunChannel,
+        live: _LiveRun,
+        recorder: TranscriptRecorder,
+        sandbox: Sandbox,
     ) -> None:
         status, reason, turns = "cancelled", live.control.cancel_reason, 0
         try:
@@ -147,6 +238,7 @@ class RunManager:
             if status == "cancelled":
                 reason, turns = live.control.cancel_reason, live.control.turns
             recorder.close()
+            sandbox.close()
             self.store.finish_run(agent.run_id, status=status, reason=reason, turns=turns)
             self._live.pop(agent.run_id, None)
             live.done.set()

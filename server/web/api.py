@@ -55,11 +55,20 @@ async def health(request: Request) -> JSONResponse:
 async def create_run(request: Request) -> JSONResponse:
     try:
         data = await _json_object(request)
+        autonomy = data.get("autonomy")
+        if autonomy is not None and (
+            isinstance(autonomy, bool) or not isinstance(autonomy, int | float)
+        ):
+            raise RunRequestError("'autonomy' must be a number from 0.0 to 1.0")
         run_request = RunRequest(
             workspace=_string(data, "workspace"),
             task=_string(data, "task"),
             model=_string(data, "model", "demo"),
             script=data.get("script"),
+            mode=_string(data, "mode") if "mode" in data else None,
+            autonomy=float(autonomy) if autonomy is not None else None,
+            sandbox=_string(data, "sandbox") if "sandbox" in data else None,
+            surface=_string(data, "surface", "web"),
         )
         info = runs_of(request).start(run_request)
     except RunRequestError as exc:

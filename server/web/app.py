@@ -24,6 +24,7 @@ from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
+from server.web.safety_routes import safety_routes
 from server.web.security import LoopbackGuard
 from server.web.socket import events_socket
 from server.web.static import ui_dir
@@ -71,6 +72,7 @@ def create_app(
         *api_routes(),
         *checkpoint_routes(),
         *monitor_routes(),
+        *safety_routes(),
         WebSocketRoute("/ws", events_socket),
         Mount("/", _UIFiles(directory=ui_dir(), html=True)),
     ]

@@ -107,7 +107,7 @@ def test_live_json_streams_changes_until_interrupted(tools: tuple[Path, Path]) -
 
 def test_a_bad_setting_is_a_clear_error(tools: tuple[Path, Path], sparrow_home: Path) -> None:
     config = sparrow_home / "config"
-    config.mkdir(parents=True)
+    config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text("[monitor]\npoll_seconds = 'fast'\n")
     result = subprocess.run(
         [SPARROW, "monitor", "--once"],

@@ -132,7 +132,7 @@ def test_the_port_setting_is_the_default_port(sparrow_home: Path) -> None:
         taken = probe.getsockname()[1]
         probe.listen()
         config = sparrow_home / "config" / "config.toml"
-        config.parent.mkdir(parents=True)
+        config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(f"[server]\nport = {taken}\n")
         # The configured port is in use: the headless server says so and exits 2.
         assert main(["--headless"]) == 2

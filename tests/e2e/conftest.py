@@ -28,7 +28,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from tests.conftest import require
+from tests.conftest import require, start_autonomous
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -148,6 +148,7 @@ def session_folders_env(claude: Path, codex: Path) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
     home = tmp_path_factory.mktemp("sparrow-home")
+    start_autonomous(home)
     # Its session monitor watches empty folders, never the user's ~/.claude or ~/.codex.
     sessions = tmp_path_factory.mktemp("no-sessions")
     env = session_folders_env(sessions / "claude", sessions / "codex")

@@ -66,7 +66,35 @@ def m002_checkpoints(db: SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX checkpoints_run ON checkpoints(run_id)")
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_checkpoints]
+def m003_permissions(db: SqliteDatabase) -> None:
+    """Permission rules, with how often each decided a call; and preferences
+    (the permission mode and the autonomy dial) shared by the app and the CLI."""
+    db.execute_sql(
+        """
+        CREATE TABLE rules (
+            id TEXT PRIMARY KEY,
+            effect TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            pattern TEXT,
+            scope TEXT NOT NULL,
+            workspace TEXT,
+            session_id TEXT,
+            provider TEXT,
+            surface TEXT,
+            source TEXT NOT NULL DEFAULT 'user',
+            hits INTEGER NOT NULL DEFAULT 0,
+            last_used_at REAL,
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute_sql("CREATE INDEX rules_scope ON rules(scope, workspace, session_id)")
+    db.execute_sql(
+        "CREATE TABLE preferences (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
+        "updated_at REAL NOT NULL)"
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_checkpoints, m003_permissions]
 
 
 def apply_migrations(db: SqliteDatabase) -> list[str]:

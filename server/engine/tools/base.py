@@ -3,12 +3,16 @@ an async ``run`` that turns arguments into an output the model reads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.core.settings import Settings
 from server.engine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from server.engine.sandbox.base import Sandbox
 
 
 class Risk(StrEnum):
@@ -32,10 +36,19 @@ class ToolOutput:
     truncated: bool = False
 
 
+def _nothing_denied(relative: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class ToolContext:
     workspace: Workspace
     settings: Settings
+    # Whether a workspace-relative path (posix, resolved) is one the run may not
+    # read or change: tools that walk folders (grep, glob) leave such paths out.
+    denied: Callable[[str], bool] = field(default=_nothing_denied)
+    # Where commands run; None: the plain local sandbox of the workspace.
+    sandbox: Sandbox | None = None
 
 
 class Tool(Protocol):

@@ -13,10 +13,31 @@ import anyio.to_thread
 
 from server.engine.tools.base import Risk, ToolContext, ToolOutput, check_args, string_schema
 
+# How much of a file's start is looked at to tell binary from text (as git does).
 _BINARY_SNIFF = 8192
 
 
-def _format_size(size: int) -> str:
+def looks_binary(head: bytes) -> bool:
+    """Whether bytes from a file's start belong to a binary file: a NUL in the first 8 KB."""
+    return b"\x00" in head[:_BINARY_SNIFF]
+
+
+def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``data`` beside ``target`` and rename it over: a crash never leaves half a
+    file. ``mode`` (permission bits) is applied before the rename, so it is never lost."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".sparrow-tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def format_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
     value = size / 1024
@@ -50,16 +71,14 @@ class ReadFile:
         size = target.stat().st_size
         with target.open("rb") as handle:
             head = handle.read(limit + 1)
-        if b"\x00" in head[:_BINARY_SNIFF]:
+        if looks_binary(head):
             return ToolOutput(
-                True, f"{shown}: binary file, {_format_size(size)}; contents not shown"
+                True, f"{shown}: binary file, {format_size(size)}; contents not shown"
             )
         cut = len(head) > limit
         text = head[:limit].decode("utf-8", errors="replace")
         if cut:
-            text += (
-                f"\n… [file is {_format_size(size)}; only the first {_format_size(limit)} shown]"
-            )
+            text += f"\n… [file is {format_size(size)}; only the first {format_size(limit)} shown]"
         return ToolOutput(True, text, truncated=cut)
 
 
@@ -93,7 +112,7 @@ class ListDir:
                 if stat.S_ISDIR(info.st_mode):
                     lines.append(f"{entry.name}/")
                 else:
-                    lines.append(f"{entry.name}  {_format_size(info.st_size)}")
+                    lines.append(f"{entry.name}  {format_size(info.st_size)}")
         if not lines:
             return ToolOutput(True, f"{shown}: empty folder")
         cut = len(lines) > limit
@@ -126,18 +145,6 @@ class WriteFile:
         existed = target.exists()
         mode = stat.S_IMODE(target.stat().st_mode) if existed else None
         target.parent.mkdir(parents=True, exist_ok=True)
-        # Write beside the target and rename over it: a crash never leaves half a file.
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".sparrow-tmp", dir=target.parent
-        )
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, data, mode)
         verb = "replaced" if existed else "created"
-        return ToolOutput(True, f"{shown}: {verb}, {_format_size(len(data))}")
+        return ToolOutput(True, f"{shown}: {verb}, {format_size(len(data))}")

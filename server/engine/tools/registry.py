@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from server.engine.tools.base import Tool
+from server.engine.tools.edit import DeleteFile, EditFile
+from server.engine.tools.fetch import FetchUrl
 from server.engine.tools.files import ListDir, ReadFile, WriteFile
+from server.engine.tools.search import Glob, Grep
 from server.engine.tools.shell import RunShell
 from server.providers.base import ToolSpec
 
@@ -29,4 +32,16 @@ class ToolSet:
 
 
 def default_tools() -> ToolSet:
-    return ToolSet([ReadFile(), ListDir(), WriteFile(), RunShell()])
+    return ToolSet(
+        [
+            ReadFile(),
+            ListDir(),
+            Glob(),
+            Grep(),
+            WriteFile(),
+            EditFile(),
+            DeleteFile(),
+            RunShell(),
+            FetchUrl(),
+        ]
+    )

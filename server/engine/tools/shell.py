@@ -1,4 +1,4 @@
-"""run_shell: a command in the workspace, through the platform's shell.
+"""run_shell: a command in the run's sandbox, through the platform's shell.
 
 The command runs in its own process group so that a timeout or a cancelled run
 kills everything it started, not just the shell. Output is capped; the model
@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
+from server.engine.sandbox.local import LocalSandbox
 from server.engine.tools.base import (
     Risk,
     ToolContext,
@@ -23,38 +24,6 @@ from server.engine.tools.base import (
     string_schema,
     truncate,
 )
-
-# Enough for ordinary build and test commands; secrets in the parent's
-# environment (API keys, tokens) are not passed on.
-_ENV_ALLOW = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TERM",
-    "TMPDIR",
-    "TZ",
-    "SYSTEMROOT",
-    "COMSPEC",
-    "PATHEXT",
-    "TEMP",
-    "TMP",
-    "USERPROFILE",
-    "APPDATA",
-    "LOCALAPPDATA",
-    "PROGRAMDATA",
-    "WINDIR",
-)
-
-
-def shell_environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in _ENV_ALLOW}
-    env.setdefault("PATH", os.defpath)
-    return env
 
 
 def _kill_group(process: Process) -> None:
@@ -79,10 +48,17 @@ class RunShell:
             return ToolOutput(False, "run_shell: the command is empty")
         limit = ctx.settings.shell.output_limit_bytes
         timeout = ctx.settings.shell.timeout_seconds
+        sandbox = ctx.sandbox or LocalSandbox(ctx.workspace)
+        if sys.platform == "win32":
+            # cmd.exe parses its own command line, so it gets the string as it
+            # is; no sandbox there wraps commands.
+            program: str | list[str] = command
+        else:
+            program = sandbox.command(["/bin/sh", "-c", command])
         process = await anyio.open_process(
-            command if sys.platform == "win32" else ["/bin/sh", "-c", command],
-            cwd=ctx.workspace.root,
-            env=shell_environment(),
+            program,
+            cwd=sandbox.root,
+            env=sandbox.environment(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

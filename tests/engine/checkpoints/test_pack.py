@@ -47,8 +47,10 @@ def test_packs_we_write_are_read_by_libgit2_and_git(tmp_path: Path) -> None:
 
 
 def test_an_empty_pack_leaves_nothing(tmp_path: Path) -> None:
-    writer = PackWriter(tmp_path)
-    assert writer.finish() is None and list(tmp_path.iterdir()) == []
+    folder = tmp_path / "pack"
+    folder.mkdir()
+    writer = PackWriter(folder)
+    assert writer.finish() is None and list(folder.iterdir()) == []
 
 
 def test_entry_headers_encode_type_and_size() -> None:

@@ -39,6 +39,22 @@ EXPECTED_SCHEMA = {
         "duration_ms",
         "skipped",
     ],
+    "rules": [
+        "id",
+        "effect",
+        "tool",
+        "pattern",
+        "scope",
+        "workspace",
+        "session_id",
+        "provider",
+        "surface",
+        "source",
+        "hits",
+        "last_used_at",
+        "created_at",
+    ],
+    "preferences": ["key", "value", "updated_at"],
 }
 
 

@@ -1,0 +1,412 @@
+"""One tool call, from the model's request to the result it reads:
+
+    gate (boundary, mode, rules, autonomy) -> approval when it asks
+      -> PreToolUse hooks -> checkpoint (first change of the batch, with
+      PreCheckpoint / PostCheckpoint hooks) -> the tool, in the sandbox
+      -> PostToolUse hooks -> failure streak
+
+Every step is reported as an event; a refusal reaches the model as the
+call's result, so it can change course."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from server.core.events import (
+    FILES_SHOWN,
+    ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
+    GateDecided,
+    Notice,
+    ToolRequested,
+    ToolResult,
+)
+from server.engine.approvals import ApprovalAnswer, ApprovalQuestion, Unattended, suggest_rules
+from server.engine.channel import RunChannel
+from server.engine.guards import FailureStreaks, HardStop
+from server.engine.permissions.autonomy import Decision
+from server.engine.permissions.gate import CallFacts, GateVerdict, judge
+from server.engine.permissions.modes import Contract
+from server.engine.permissions.protected import protected_part
+from server.engine.permissions.rules import DEFAULT_RULES, Effect, Rule
+from server.engine.run_hooks import RunHooks
+from server.engine.tools.base import Risk, Tool, ToolArgumentError, ToolContext, ToolOutput
+from server.engine.workspace import OutsideWorkspace
+from server.providers.base import ToolCall, ToolResultMessage
+
+if TYPE_CHECKING:
+    from server.engine.loop import AgentRun
+
+UNKNOWN_RISK = "Unknown"
+# Calls that change the workspace; a crash half-way through one rolls its batch back.
+WRITES = frozenset({Risk.MUTATING, Risk.DESTRUCTIVE})
+
+
+@dataclass
+class Batch:
+    """The calls of one model turn: they share a checkpoint."""
+
+    turn: int
+    checkpoint_id: str | None = None
+    rolled_back: str = ""  # why, once it was
+
+
+@dataclass
+class CallState:
+    had_mutation: bool = False
+
+
+class CallPipeline:
+    def __init__(
+        self,
+        run: AgentRun,
+        channel: RunChannel,
+        ctx: ToolContext,
+        hooks: RunHooks,
+        state: CallState,
+    ) -> None:
+        self.run = run
+        self.channel = channel
+        self.ctx = ctx
+        self.hooks = hooks
+        self.state = state
+        self.streaks = FailureStreaks()
+
+    # --- the whole call --------------------------------------------------------
+
+    async def call(self, batch: Batch, call: ToolCall) -> ToolResultMessage:
+        run = self.run
+        tool = run.tools.get(call.name)
+        self.channel.emit(
+            ToolRequested(
+                run_id=run.run_id,
+                turn=batch.turn,
+                call_id=call.id,
+                tool=call.name,
+                args=call.args,
+                risk=tool.risk.value if tool else UNKNOWN_RISK,
+            )
+        )
+        started = time.perf_counter()
+        stop: str | None = None
+        if tool is None:
+            output = ToolOutput(
+                False, f"unknown tool '{call.name}'; available: {', '.join(run.tools.names())}"
+            )
+        elif batch.rolled_back:
+            output = ToolOutput(False, f"not run: {batch.rolled_back}")
+        else:
+            output, stop = await self._judged(batch, call, tool)
+        self.channel.emit(
+            ToolResult(
+                run_id=run.run_id,
+                turn=batch.turn,
+                call_id=call.id,
+                tool=call.name,
+                ok=output.ok,
+                output=output.content,
+                truncated=output.truncated,
+                duration_ms=round((time.perf_counter() - started) * 1000),
+            )
+        )
+        if stop is not None:
+            raise HardStop(stop)
+        if tool is not None:
+            await self.hooks.fire(
+                "PostToolUse",
+                {
+                    **_tool_fields(call, tool),
+                    "tool_response": {"ok": output.ok, "output": output.content},
+                },
+                tool=call.name,
+                call_id=call.id,
+            )
+        self.streaks.record(call.name, output.ok)
+        return ToolResultMessage(
+            call_id=call.id, tool=call.name, content=output.content, ok=output.ok
+        )
+
+    async def _judged(
+        self, batch: Batch, call: ToolCall, tool: Tool
+    ) -> tuple[ToolOutput, str | None]:
+        """The call's output, and a hard stop's reason when it ends the run."""
+        verdict, contract, rules = self._judge(call, tool)
+        self._report(batch, call, verdict, contract)
+        if verdict.hard_stop is not None:
+            return ToolOutput(False, f"refused: {verdict.reason}"), verdict.hard_stop
+        if verdict.decision == Decision.DENY:
+            return ToolOutput(False, f"denied: {verdict.reason}"), None
+        if verdict.decision == Decision.ASK:
+            answer = await self._ask(batch, call, tool, verdict)
+            if not answer.allows:
+                return ToolOutput(False, _denial_text(answer)), None
+        if verdict.notify:
+            await self._notify(batch, call, tool, verdict)
+        blocked = await self.hooks.fire(
+            "PreToolUse", _tool_fields(call, tool), tool=call.name, call_id=call.id
+        )
+        if blocked is not None and blocked.blocked:
+            return ToolOutput(False, f"blocked by a PreToolUse hook: {blocked.reason}"), None
+        if verdict.needs_checkpoint and self.run.checkpoints and batch.checkpoint_id is None:
+            failure = await self._checkpoint(batch, call)
+            if failure is not None:
+                return ToolOutput(
+                    False, f"not run: the workspace could not be checkpointed first: {failure}"
+                ), None
+        return await self._execute(batch, call, tool, rules)
+
+    # --- judging ---------------------------------------------------------------
+
+    def _judge(self, call: ToolCall, tool: Tool) -> tuple[GateVerdict, Contract, list[Rule]]:
+        run = self.run
+        contract = run.contract()
+        root = run.scope_root
+        rules = (
+            run.rulebook.rules(workspace=root, session_id=run.session_id)
+            if run.rulebook is not None
+            else list(DEFAULT_RULES)
+        )
+        facts = CallFacts(
+            tool=call.name,
+            risk=tool.risk,
+            args=call.args,
+            workspace=run.workspace,
+            session_id=run.session_id,
+            provider=run.provider.name,
+            surface=run.surface,
+            scope_root=root,
+        )
+        verdict = judge(facts, contract, rules)
+        if verdict.rule is not None and run.rulebook is not None:
+            run.rulebook.record_hit(verdict.rule)
+        return verdict, contract, rules
+
+    def _report(
+        self, batch: Batch, call: ToolCall, verdict: GateVerdict, contract: Contract
+    ) -> None:
+        self.channel.emit(
+            GateDecided(
+                run_id=self.run.run_id,
+                turn=batch.turn,
+                call_id=call.id,
+                tool=call.name,
+                decision=verdict.decision.value,
+                reason=verdict.reason,
+                decided_by=verdict.decided_by,
+                rule=verdict.rule.spec if verdict.rule else "",
+                rule_id=verdict.rule.id if verdict.rule else "",
+                mode=contract.mode.value,
+                level=contract.level,
+                band=contract.band.value,
+                needs_checkpoint=verdict.needs_checkpoint,
+                notify=verdict.notify,
+            )
+        )
+
+    async def _ask(
+        self, batch: Batch, call: ToolCall, tool: Tool, verdict: GateVerdict
+    ) -> ApprovalAnswer:
+        run = self.run
+        timeout = run.settings.permissions.approval_timeout_seconds
+        question = ApprovalQuestion(
+            run_id=run.run_id,
+            call_id=call.id,
+            tool=call.name,
+            args=call.args,
+            risk=tool.risk.value,
+            reason=verdict.reason,
+            suggested_rules=suggest_rules(call.name, call.args),
+            timeout_seconds=timeout,
+        )
+        self.channel.emit(
+            ApprovalRequested(
+                run_id=run.run_id,
+                turn=batch.turn,
+                call_id=call.id,
+                tool=call.name,
+                args=call.args,
+                risk=tool.risk.value,
+                reason=verdict.reason,
+                suggested_rule=question.suggested_rule,
+                timeout_seconds=timeout,
+                expires_at=time.time() + timeout,
+            )
+        )
+        approver = run.approver or Unattended()
+        answer = ApprovalAnswer("timeout", by="timeout", message=f"no answer within {timeout:g} s")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(
+                functools.partial(
+                    self.hooks.fire,
+                    "OnApprovalRequested",
+                    {
+                        "tool_name": call.name,
+                        "tool_input": call.args,
+                        "reason": verdict.reason,
+                        "suggested_rule": question.suggested_rule,
+                    },
+                    tool=call.name,
+                    call_id=call.id,
+                )
+            )
+            with anyio.move_on_after(timeout):
+                answer = await approver.ask(question)
+        saved = ""
+        if answer.decision == "allow_always" and run.rulebook is not None:
+            for spec in question.suggested_rules:
+                run.rulebook.create(
+                    Effect.ALLOW.value,
+                    spec,
+                    scope=answer.scope.value,
+                    workspace=run.scope_root,
+                    session_id=run.session_id,
+                )
+            saved = question.suggested_rule
+        self.channel.emit(
+            ApprovalResolved(
+                run_id=run.run_id,
+                call_id=call.id,
+                decision=answer.decision,
+                by=answer.by,
+                message=answer.message,
+                rule=saved,
+                scope=answer.scope.value if saved else "",
+            )
+        )
+        return answer
+
+    async def _notify(self, batch: Batch, call: ToolCall, tool: Tool, verdict: GateVerdict) -> None:
+        text = f"{call.name} ran without asking ({verdict.reason})"
+        self.channel.emit(
+            Notice(run_id=self.run.run_id, turn=batch.turn, call_id=call.id, text=text)
+        )
+        await self.hooks.fire("Notification", {"message": text}, call_id=call.id)
+
+    # --- doing -----------------------------------------------------------------
+
+    async def _checkpoint(self, batch: Batch, call: ToolCall) -> str | None:
+        """Checkpoint the workspace before the batch's first change; the error, if any."""
+        from server.engine.checkpoints import CheckpointError
+
+        run = self.run
+        assert run.checkpoints is not None
+        fields = {"tool_name": call.name, "turn": batch.turn}
+        await self.hooks.fire("PreCheckpoint", fields, tool=call.name, call_id=call.id)
+        # No changed-paths hint: another run may be changing the same workspace, and
+        # only a stat scan sees its edits too.
+        create = functools.partial(
+            run.checkpoints.create,
+            run.workspace.root,
+            run_id=run.run_id,
+            turn=batch.turn,
+            tool=call.name,
+        )
+        try:
+            checkpoint = await anyio.to_thread.run_sync(create)
+        except CheckpointError as exc:
+            return str(exc)
+        batch.checkpoint_id = checkpoint.id
+        self.channel.emit(
+            CheckpointCreated(
+                run_id=run.run_id,
+                turn=batch.turn,
+                tool=call.name,
+                checkpoint_id=checkpoint.id,
+                files_changed=checkpoint.files_changed[:FILES_SHOWN],
+                files_changed_count=len(checkpoint.files_changed),
+                bytes_stored=checkpoint.bytes_stored,
+                duration_ms=checkpoint.duration_ms,
+                skipped_count=len(checkpoint.skipped),
+            )
+        )
+        await self.hooks.fire(
+            "PostCheckpoint",
+            {
+                **fields,
+                "checkpoint_id": checkpoint.id,
+                "files_changed": checkpoint.files_changed[:FILES_SHOWN],
+            },
+            tool=call.name,
+            call_id=call.id,
+        )
+        return None
+
+    async def _execute(
+        self, batch: Batch, call: ToolCall, tool: Tool, rules: list[Rule]
+    ) -> tuple[ToolOutput, str | None]:
+        ctx = dataclasses.replace(self.ctx, denied=_denied_for(call.name, rules))
+        try:
+            output = await tool.run(call.args, ctx)
+        except ToolArgumentError as exc:
+            return ToolOutput(False, str(exc)), None
+        except OutsideWorkspace as exc:
+            # The gate let it through, so the file system changed under it (a
+            # symlink swapped in): for a write, that is an escape attempt.
+            if tool.risk in WRITES:
+                return ToolOutput(False, str(exc)), f"write outside the workspace: {exc}"
+            return ToolOutput(False, str(exc)), None
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            text = f"{call.name}: {exc.strerror or exc}{where}"
+            if tool.risk in WRITES and batch.checkpoint_id is not None:
+                text += await self._roll_back(batch)
+            return ToolOutput(False, text), None
+        if output.ok and tool.risk in WRITES:
+            self.state.had_mutation = True
+        return output, None
+
+    async def _roll_back(self, batch: Batch) -> str:
+        """A change that failed half-way: put the batch's files back as its
+        checkpoint had them (autonomy-and-safety.md, Checkpoint Discipline)."""
+        run = self.run
+        assert run.checkpoints is not None and batch.checkpoint_id is not None
+        rollback = functools.partial(
+            run.checkpoints.rollback, run.workspace.root, batch.checkpoint_id
+        )
+        try:
+            await anyio.to_thread.run_sync(rollback)
+        except Exception as exc:  # the failure is reported either way; the run goes on
+            return f"; rolling the batch back failed too: {exc}"
+        batch.rolled_back = (
+            f"an earlier call of this batch failed half-way and the batch was rolled back "
+            f"to checkpoint {batch.checkpoint_id}"
+        )
+        return f"; the batch was rolled back to checkpoint {batch.checkpoint_id}"
+
+
+def _tool_fields(call: ToolCall, tool: Tool) -> dict[str, Any]:
+    return {
+        "tool_name": call.name,
+        "tool_input": call.args,
+        "tool_use_id": call.id,
+        "risk": tool.risk.value,
+    }
+
+
+def _denial_text(answer: ApprovalAnswer) -> str:
+    if answer.decision == "timeout":
+        return f"denied: nobody answered the approval request ({answer.message})"
+    text = f"denied by {answer.by or 'the user'}"
+    return f"{text}: {answer.message}" if answer.message else text
+
+
+def _denied_for(tool: str, rules: list[Rule]) -> Any:
+    """What a folder-walking tool must leave out: protected paths and the paths
+    of deny rules for it."""
+    denying = [
+        r for r in rules if r.effect == Effect.DENY and r.kind == "path" and r.names_tool(tool)
+    ]
+
+    def denied(relative: str) -> bool:
+        if protected_part(relative) is not None:
+            return True
+        return any(r.pattern is None or r.matches_path(relative) for r in denying)
+
+    return denied
