@@ -55,7 +55,7 @@ class RunHooks:
                     command=ran.spec.command,
                     exit_code=ran.exit_code,
                     blocked=ran.blocked,
-                    reason=ran.reason,
+                    reason=ran.reason or ran.problem,
                     timed_out=ran.timed_out,
                     duration_ms=ran.duration_ms,
                     call_id=call_id,

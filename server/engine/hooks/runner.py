@@ -99,7 +99,13 @@ def load_hooks(config: HookConfig, workspace: Path) -> HookSet:
     skipped: list[SkippedHook] = []
     for name in config.claude_settings:
         path = Path(name).expanduser()
-        found, left_out = load_claude_hooks(path if path.is_absolute() else workspace / path)
+        if not path.is_absolute():
+            path = workspace / path
+            if not path.exists():
+                # Listed in the user's config for the workspaces that have one.
+                skipped.append(SkippedHook(str(path), "", "no such file in this workspace"))
+                continue
+        found, left_out = load_claude_hooks(path)
         specs += found
         skipped += left_out
     return HookSet(tuple(specs), tuple(skipped), config.timeout_seconds, config.output_limit_bytes)

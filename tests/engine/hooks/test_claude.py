@@ -82,9 +82,16 @@ def test_bad_json_names_the_file(tmp_path: Path) -> None:
 
 
 def test_a_missing_file_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "elsewhere" / "settings.json"
     with pytest.raises(HookConfigError, match="not found") as info:
-        load_hooks(HookConfig(claude_settings=(".claude/settings.json",)), tmp_path)
-    assert str(tmp_path / ".claude" / "settings.json") in str(info.value)
+        load_hooks(HookConfig(claude_settings=(str(missing),)), tmp_path)
+    assert str(missing) in str(info.value)
+
+
+def test_a_workspace_without_the_listed_file_skips_it(tmp_path: Path) -> None:
+    hooks = load_hooks(HookConfig(claude_settings=(".claude/settings.json",)), tmp_path)
+    assert hooks.matching("PreToolUse", "run_shell") == []
+    assert [s.reason for s in hooks.skipped] == ["no such file in this workspace"]
 
 
 @pytest.mark.parametrize(
