@@ -1,6 +1,6 @@
 // Wires the page together: runs list, form, run view, the all-runs socket,
-// the connection dot, the Monitor view, the address (#run=ID or #monitor),
-// and the desktop bridge.
+// the connection dot, the Monitor and Rules views, the safety controls in the
+// header, the address (#run=ID, #monitor or #rules), and the desktop bridge.
 
 import { byId } from "./dom.js";
 import { pageReady } from "./bridge.js";
@@ -9,10 +9,13 @@ import { RunForm } from "./form.js";
 import { RunsList } from "./runs.js";
 import { RunView } from "./runview.js";
 import { MonitorView } from "./monitor.js";
+import { RulesView } from "./rules.js";
+import { SafetyControls } from "./safety.js";
 import { LiveSocket } from "./socket.js";
 
 const connection = new ConnectionIndicator(byId("connection-status"));
 const MONITOR_HASH = "#monitor";
+const RULES_HASH = "#rules";
 
 function runIdFromHash() {
   const match = /^#run=(.+)$/.exec(location.hash);
@@ -51,6 +54,15 @@ const monitor = new MonitorView({
   onConnection: (state) => connection.set("monitor", state),
 });
 
+const safety = new SafetyControls({ onStopped: () => runs.refresh() });
+
+const rules = new RulesView({
+  context: () => {
+    const open = view.context;
+    return { workspace: open.workspace || byId("workspace").value.trim(), sessionId: open.sessionId };
+  },
+});
+
 function showView(name) {
   document.querySelector(".app").dataset.view = name;
   for (const tab of document.querySelectorAll(".view-tab")) {
@@ -62,11 +74,20 @@ function showView(name) {
 function route() {
   if (location.hash === MONITOR_HASH) {
     // The run stays open behind the monitor: the Runs tab goes back to it.
+    rules.hide();
     showView("monitor");
     monitor.show();
     return;
   }
   monitor.hide();
+  if (location.hash === RULES_HASH) {
+    // Likewise behind the rules.
+    safety.close();
+    showView("rules");
+    rules.show();
+    return;
+  }
+  rules.hide();
   showView("runs");
   const runId = runIdFromHash();
   if (runId) view.open(runId, runs.get(runId));
@@ -99,5 +120,5 @@ everything.subscribe("*");
 everything.connect();
 
 route();
-await Promise.allSettled([runs.refresh(), form.loadRecent()]);
+await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh()]);
 requestAnimationFrame(() => pageReady());

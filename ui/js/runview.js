@@ -37,11 +37,18 @@ export class RunView {
     return this.runId;
   }
 
+  /** The open run's workspace and session ({} when none is open), for the Rules view. */
+  get context() {
+    return this.runId ? { workspace: this.runWorkspace || "", sessionId: this.sessionId || "" } : {};
+  }
+
   /** Show run `runId`; `info` (a RunInfo) fills the header before the server answers. */
   open(runId, info = null) {
     if (runId === this.runId) return;
     this.stopSocket();
     this.runId = runId;
+    this.runWorkspace = "";
+    this.sessionId = "";
     this.status = "running";
     this.contextTokens = 0;
     this.outputTokens = 0;
@@ -115,7 +122,9 @@ export class RunView {
       this.title.textContent = run.task.trim().split("\n", 1)[0];
       this.title.title = run.task;
     }
+    if (run.session_id) this.sessionId = run.session_id;
     if (run.workspace) {
+      this.runWorkspace = run.workspace;
       this.workspace.replaceChildren(h("bdi", {}, run.workspace));
       this.workspace.title = run.workspace;
     }

@@ -1,5 +1,6 @@
-// One tool call as a card: name, risk badge, arguments, and (joined later by
-// call_id) its result.
+// One tool call as a card: name, risk badge, arguments, how the safety gate
+// decided it (gate_decided, and the answer to an approval), the hooks that ran
+// for it, and (joined later by call_id) its result.
 
 import { h } from "./dom.js";
 import { describeSize, formatDuration, isLong } from "./format.js";
@@ -13,6 +14,29 @@ function summaryOf(args) {
     if (typeof value === "string" && value && !value.includes("\n")) return value;
   }
   return "";
+}
+
+const VERBS = { allow: "allowed", ask: "asked", deny: "denied" };
+const ANSWERS = {
+  allow_once: "allowed once",
+  allow_always: "allowed always",
+  deny: "denied",
+  timeout: "no answer in time: denied",
+};
+
+/** How the gate decided, in words: "allowed by rule Bash(npm test:*)", "asked: Supervised · Mutating". */
+export function gateText(event, risk) {
+  const verb = VERBS[event.decision] || String(event.decision || "");
+  if (event.rule) return `${verb} by rule ${event.rule}`;
+  if (event.decided_by === "autonomy" && event.band) {
+    return `${verb}: ${[event.band, risk && risk !== "Unknown" ? risk : ""].filter(Boolean).join(" · ")}`;
+  }
+  if (event.decided_by === "hook") return `${verb} by a hook${event.reason ? `: ${event.reason}` : ""}`;
+  return event.reason ? `${verb}: ${event.reason}` : verb;
+}
+
+export function answerText(event) {
+  return ANSWERS[event.decision] || String(event.decision || "");
 }
 
 /** A <pre>, behind a <details> when the text is long. */
@@ -44,7 +68,7 @@ function argValue(key, value) {
   return foldable(json, { label: `Show ${key}`, testid: "tool-arg-block" });
 }
 
-function argsList(args) {
+export function argsList(args) {
   const entries = Object.entries(args || {});
   if (entries.length === 0) return h("p", { class: "fold-meta" }, "No arguments");
   return h(
@@ -66,7 +90,11 @@ export class ToolCard {
       h("span", { class: "tool-state-icon", "aria-hidden": "true" }),
       this.stateLabel,
     );
+    this.risk = risk;
+    this.denied = false;
     this.result = h("div", { class: "tool-result", "data-testid": "tool-result", hidden: true });
+    this.gate = h("p", { class: "gate-line", "data-testid": "gate-decision", hidden: true });
+    this.hooks = h("ul", { class: "hook-list", "data-testid": "tool-hooks", hidden: true });
     this.el = h(
       "article",
       {
@@ -90,14 +118,85 @@ export class ToolCard {
       h(
         "div",
         { class: "tool-body" },
+        this.gate,
         request.args === undefined ? null : argsList(args),
+        this.hooks,
         this.result,
       ),
     );
   }
 
+  /** Fill in the arguments when the card was made before its tool_requested. */
+  setRequest(request) {
+    if (request.args === undefined || this.el.querySelector(".tool-args")) return;
+    this.gate.after(argsList(request.args && typeof request.args === "object" ? request.args : {}));
+  }
+
+  setState(state, icon, label) {
+    this.el.dataset.state = state;
+    this.state.querySelector(".tool-state-icon").textContent = icon;
+    this.stateLabel.textContent = label;
+  }
+
+  /** A gate_decided event: which rule, mode or autonomy band decided this call. */
+  setGate(event) {
+    const decision = String(event.decision || "");
+    const text = gateText(event, this.risk);
+    const extra = [event.needs_checkpoint ? "checkpoint first" : "", event.notify ? "with a notice" : ""].filter(Boolean);
+    this.gate.dataset.decision = decision;
+    this.gate.dataset.decidedBy = String(event.decided_by || "");
+    this.gate.dataset.rule = String(event.rule || "");
+    this.gate.title = [event.reason, event.mode ? `mode ${event.mode}` : "", Number.isFinite(event.level) ? `dial ${Number(event.level).toFixed(2)}` : ""]
+      .filter(Boolean)
+      .join(" · ");
+    this.gate.replaceChildren(
+      h("span", { class: "gate-icon", "aria-hidden": "true" }, decision === "allow" ? "✓" : decision === "deny" ? "⊘" : "?"),
+      h("span", { class: "gate-label" }, "Gate"),
+      h("span", { class: "gate-text", "data-testid": "gate-text" }, text),
+      extra.length ? h("span", { class: "gate-extra" }, extra.join(", ")) : null,
+    );
+    this.gate.hidden = false;
+    if (decision === "deny") {
+      this.denied = true;
+      if (this.el.dataset.state === "pending") this.setState("denied", "⊘", "denied");
+    } else if (decision === "ask" && this.el.dataset.state === "pending") {
+      this.setState("waiting", "?", "waiting for you");
+    }
+  }
+
+  /** An approval_resolved event: the person's answer, after the gate's "ask". */
+  setApproval(event) {
+    const allowed = event.decision === "allow_once" || event.decision === "allow_always";
+    const answer = h(
+      "span",
+      { class: "gate-answer", "data-testid": "gate-answer", dataset: { decision: event.decision } },
+      `→ ${answerText(event)}${event.by && event.by !== "timeout" ? ` by ${event.by}` : ""}`,
+      event.rule ? ` · saved ${event.rule}${event.scope ? ` (${event.scope})` : ""}` : "",
+      event.message ? `: “${event.message}”` : "",
+    );
+    this.gate.querySelector(".gate-answer")?.remove();
+    this.gate.append(answer);
+    this.gate.hidden = false;
+    if (allowed) {
+      if (this.el.dataset.state === "waiting") this.setState("pending", "", "running…");
+    } else {
+      this.denied = true;
+      if (this.el.dataset.state === "waiting" || this.el.dataset.state === "pending") this.setState("denied", "⊘", "denied");
+    }
+  }
+
+  /** A hook_ran event of this call, as one compact line. */
+  addHook(event) {
+    this.hooks.append(hookLine(event));
+    this.hooks.hidden = false;
+  }
+
   /** The run ended before this call reported a result. */
   abandon() {
+    if (this.el.dataset.state === "waiting") {
+      this.setState("abandoned", "–", "no answer");
+      return;
+    }
     if (this.el.dataset.state !== "pending") return;
     this.el.dataset.state = "abandoned";
     this.state.querySelector(".tool-state-icon").textContent = "–";
@@ -107,10 +206,9 @@ export class ToolCard {
   /** Attach a tool_result event. */
   setResult(result) {
     const ok = result.ok === true;
-    this.el.dataset.state = ok ? "ok" : "failed";
-    this.state.querySelector(".tool-state-icon").textContent = ok ? "✓" : "✕";
     const duration = formatDuration(Number(result.duration_ms));
-    this.stateLabel.textContent = ok ? duration : ["failed", duration].filter(Boolean).join(" · ");
+    if (this.denied && !ok) this.setState("denied", "⊘", "denied");
+    else this.setState(ok ? "ok" : "failed", ok ? "✓" : "✕", ok ? duration : ["failed", duration].filter(Boolean).join(" · "));
     const output = typeof result.output === "string" ? result.output : JSON.stringify(result.output);
     this.result.replaceChildren(
       h(
@@ -120,7 +218,7 @@ export class ToolCard {
         h(
           "span",
           { class: "result-marker", "data-ok": String(ok), "data-testid": "result-marker" },
-          ok ? "ok" : "failed",
+          ok ? "ok" : this.denied ? "denied" : "failed",
         ),
         result.truncated
           ? h(
@@ -134,4 +232,23 @@ export class ToolCard {
     );
     this.result.hidden = false;
   }
+}
+
+/** One hook_ran event: "PreToolUse · ./check.sh · exit 0 · 12 ms", or why it blocked. */
+export function hookLine(event) {
+  const blocked = event.blocked === true;
+  const exit = event.timed_out ? "timed out" : event.exit_code === null || event.exit_code === undefined ? "" : `exit ${event.exit_code}`;
+  return h(
+    "li",
+    {
+      class: "hook-line",
+      "data-testid": "hook-ran",
+      dataset: { blocked: String(blocked), hookEvent: String(event.hook_event || "") },
+    },
+    h("span", { class: "hook-label" }, "hook"),
+    h("span", { class: "hook-event" }, String(event.hook_event || "")),
+    h("code", { class: "hook-command", title: event.command || undefined }, String(event.command || "")),
+    h("span", { class: "hook-exit" }, [exit, formatDuration(Number(event.duration_ms))].filter(Boolean).join(" · ")),
+    blocked ? h("span", { class: "hook-blocked" }, `blocked${event.reason ? `: ${event.reason}` : ""}`) : null,
+  );
 }

@@ -2,11 +2,14 @@
 // `seq` (a reconnect replays the run from the start), consecutive text
 // deltas of a turn stream into one message, and each tool_result joins the
 // card of its call_id. The view follows new output only while the reader is
-// already at the bottom.
+// already at the bottom. The safety events join their tool card too (how the
+// gate decided, hooks), an approval request puts a card under its call, and
+// notices and the verify command's result are drawn in the flow.
 
+import { ApprovalCard } from "./approval.js";
 import { h, logo } from "./dom.js";
 import { renderRichText } from "./richtext.js";
-import { ToolCard } from "./toolcard.js";
+import { foldable, hookLine, ToolCard } from "./toolcard.js";
 import { absoluteTime, formatDuration } from "./format.js";
 
 const STICKY_PX = 48;
@@ -53,6 +56,8 @@ export class Transcript {
   }
 
   clear() {
+    for (const approval of this.approvals?.values() ?? []) approval.stop();
+    this.approvals = new Map();
     this.lastSeq = 0;
     this.message = null; // the assistant message being streamed: {turn, el, textEl, text}
     this.cards = new Map();
@@ -78,6 +83,24 @@ export class Transcript {
         break;
       case "tool_result":
         this.addResult(event);
+        break;
+      case "gate_decided":
+        this.cardFor(event).setGate(event);
+        break;
+      case "approval_requested":
+        this.addApproval(event);
+        break;
+      case "approval_resolved":
+        this.resolveApproval(event);
+        break;
+      case "hook_ran":
+        this.addHook(event);
+        break;
+      case "notice":
+        this.addNotice(event);
+        break;
+      case "verify_finished":
+        this.addVerify(event);
         break;
       case "run_finished":
         this.addEnd(event);
@@ -148,26 +171,98 @@ export class Transcript {
   }
 
   addTool(event) {
+    const existing = this.cards.get(event.call_id);
+    if (existing) {
+      existing.setRequest(event); // made earlier by a safety event of the same call
+      return;
+    }
     this.endMessage();
     const card = new ToolCard(event);
     this.cards.set(event.call_id, card);
     this.el.append(card.el);
   }
 
-  addResult(event) {
+  /** The card of a call, made from what this event knows if none is shown yet. */
+  cardFor(event) {
     let card = this.cards.get(event.call_id);
     if (!card) {
       this.endMessage();
-      card = new ToolCard({ call_id: event.call_id, tool: event.tool, risk: "", args: undefined });
+      card = new ToolCard({ call_id: event.call_id, tool: event.tool, risk: event.risk || "", args: event.args });
       this.cards.set(event.call_id, card);
       this.el.append(card.el);
     }
-    card.setResult(event);
+    return card;
+  }
+
+  addResult(event) {
+    this.cardFor({ call_id: event.call_id, tool: event.tool }).setResult(event);
+  }
+
+  addApproval(event) {
+    const card = this.cardFor(event);
+    this.approvals.get(event.call_id)?.stop();
+    const approval = new ApprovalCard(event, this.runId);
+    this.approvals.set(event.call_id, approval);
+    // Under its call (after any earlier approval card of the same call).
+    let anchor = card.el;
+    while (anchor.nextElementSibling?.classList.contains("approval-card")) anchor = anchor.nextElementSibling;
+    anchor.after(approval.el);
+    if (card.gate.hidden) card.setGate({ decision: "ask", reason: event.reason });
+    if (card.el.dataset.state === "pending") card.setState("waiting", "?", "waiting for you");
+  }
+
+  resolveApproval(event) {
+    this.approvals.get(event.call_id)?.resolve(event);
+    this.cards.get(event.call_id)?.setApproval(event);
+  }
+
+  addHook(event) {
+    const card = event.call_id ? this.cards.get(event.call_id) : null;
+    if (card) {
+      card.addHook(event);
+      return;
+    }
+    this.endMessage();
+    this.el.append(h("ul", { class: "hook-list hook-list-flow" }, hookLine(event)));
+  }
+
+  addNotice(event) {
+    this.endMessage();
+    this.el.append(
+      h(
+        "p",
+        { class: "notice", "data-kind": "safety", "data-testid": "safety-notice", dataset: { callId: event.call_id || "" } },
+        String(event.text || ""),
+      ),
+    );
+  }
+
+  addVerify(event) {
+    this.endMessage();
+    const ok = event.ok === true;
+    const exit = event.exit_code === null || event.exit_code === undefined ? "" : `exit ${event.exit_code}`;
+    const output = typeof event.output === "string" ? event.output : "";
+    this.el.append(
+      h(
+        "section",
+        { class: "verify", "data-testid": "verify-result", dataset: { ok: String(ok) }, "aria-label": `Verify ${ok ? "passed" : "failed"}` },
+        h(
+          "header",
+          { class: "verify-head" },
+          h("span", { class: "verify-icon", "aria-hidden": "true" }, ok ? "✓" : "✕"),
+          h("strong", { class: "verify-verdict" }, ok ? "Verify passed" : "Verify failed"),
+          h("code", { class: "verify-command" }, String(event.command || "")),
+          h("span", { class: "verify-meta" }, [exit, formatDuration(Number(event.duration_ms))].filter(Boolean).join(" · ")),
+        ),
+        foldable(output, { label: ok ? "Show output" : "Show output (sent back to the model)", testid: "verify-output", forceFold: true }),
+      ),
+    );
   }
 
   addEnd(event) {
     this.endMessage();
     for (const card of this.cards.values()) card.abandon();
+    for (const approval of this.approvals.values()) approval.end();
     const status = String(event.status || "");
     const turns = Number(event.turns) || 0;
     const parts = [`${turns} ${turns === 1 ? "turn" : "turns"}`];

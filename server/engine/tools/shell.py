@@ -76,10 +76,13 @@ class RunShell:
                 await process.wait()
             timed_out = scope.cancelled_caught
         finally:
-            if process.returncode is None:
-                _kill_group(process)
-                with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True):
+                if process.returncode is None:
+                    _kill_group(process)
                     await process.wait()
+                # Cancelled mid-read, the pipes are still open: close them now, not
+                # in a garbage collector's warning later.
+                await process.aclose()
         return _result(process.returncode, out, err, limit, timeout if timed_out else None)
 
 

@@ -1,0 +1,365 @@
+"""The safety UI in headless Chromium against the real server: the mode switch
+and the autonomy dial (pointer-free: the keyboard), approval cards in the
+transcript (allow once, deny with a message, allow always and the rule it
+saves), how the gate decided each call, the Rules view and the emergency stop.
+
+The shared test server starts in the autonomous mode; each test here first
+switches to Supervised through the UI and puts autonomous back at the end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from server.providers.demo import DEMO_FILE
+from tests.e2e.test_browser import RUN_TIMEOUT_MS, run_id_of, start_run, tool_card
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import SparrowServer
+
+pytestmark = pytest.mark.e2e
+
+
+def open_safety(page: Page) -> Locator:
+    panel = page.get_by_test_id("safety-panel")
+    if panel.is_hidden():
+        page.get_by_test_id("safety-toggle").click()
+    expect(panel).to_be_visible()
+    return panel
+
+
+def close_safety(page: Page) -> None:
+    panel = page.get_by_test_id("safety-panel")
+    if panel.is_visible():
+        page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+
+
+def choose_mode(page: Page, label: str) -> None:
+    switch = open_safety(page).get_by_test_id("mode-switch")
+    switch.get_by_text(label, exact=True).click()
+    expect(switch.get_by_role("radio", name=label, exact=True)).to_be_checked()
+
+
+def safety(page: Page, server: SparrowServer) -> dict[str, Any]:
+    answer = page.request.get(f"{server.base_url}/api/safety")
+    assert answer.ok, answer.text()
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+@pytest.fixture
+def supervised(app: Page, sparrow_server: SparrowServer) -> Iterator[Page]:
+    """The app, switched to Supervised through the mode switch; autonomous again afterwards."""
+    expect(app.get_by_test_id("connection-status")).to_have_attribute("data-state", "open")
+    try:
+        choose_mode(app, "Supervised")
+        expect(app.get_by_test_id("safety-summary")).to_contain_text("Supervised")
+        assert safety(app, sparrow_server)["mode"] == "supervised"
+        close_safety(app)
+        yield app
+    finally:
+        answer = app.request.put(
+            f"{sparrow_server.base_url}/api/safety", data={"mode": "autonomous"}
+        )
+        assert answer.ok, answer.text()
+
+
+def approval_card(page: Page, tool: str) -> Locator:
+    return page.get_by_test_id("transcript").locator(
+        f'[data-testid="approval-card"][data-tool="{tool}"]'
+    )
+
+
+def events_of(page: Page, server: SparrowServer, run_id: str) -> list[dict[str, Any]]:
+    answer = page.request.get(f"{server.base_url}/api/runs/{run_id}/events")
+    assert answer.ok, answer.text()
+    events: list[dict[str, Any]] = answer.json()["events"]
+    return events
+
+
+def test_a_supervised_demo_run_asks_and_allow_once_lets_it_finish(
+    supervised: Page, workspace: Path, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = supervised
+    start_run(page, workspace, "Show me a supervised run.")
+    run_id = run_id_of(page)
+
+    # list_dir is read-only: allowed without asking, and the card says why.
+    expect(tool_card(page, "list_dir").get_by_test_id("gate-decision")).to_have_attribute(
+        "data-decision", "allow"
+    )
+    # write_file is Mutating: Supervised asks.
+    card = approval_card(page, "write_file")
+    expect(card).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    write = tool_card(page, "write_file")
+    expect(write).to_have_attribute("data-state", "waiting")
+    expect(write.get_by_test_id("gate-decision")).to_have_attribute("data-decision", "ask")
+    expect(write.get_by_test_id("gate-text")).to_contain_text("asked")
+    expect(card.get_by_test_id("tool-args")).to_contain_text(DEMO_FILE)
+    expect(card.get_by_test_id("approve-rule")).to_have_text(f"write_file({DEMO_FILE})")
+    expect(card.get_by_test_id("approval-countdown")).to_have_text(re.compile(r"^\d+:\d\d$"))
+    assert card.get_attribute("data-call-id")
+    expect(page.get_by_test_id("run-status")).to_have_text("running")
+
+    card.scroll_into_view_if_needed()
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=artifacts / "safety-approval-card.png")
+
+    card.get_by_test_id("approve-once").click()
+    expect(card).to_have_attribute("data-state", "resolved")
+    expect(card.get_by_test_id("approval-resolved")).to_contain_text("allowed once")
+    expect(write.get_by_test_id("result-marker")).to_have_text("ok")
+
+    # run_shell (Exec) asks too. Reload while it waits: the card comes back from history.
+    expect(approval_card(page, "run_shell")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    page.reload()
+    expect(page).to_have_url(re.compile(f"#run={run_id}$"))
+    shell_card = approval_card(page, "run_shell")
+    expect(shell_card).to_have_attribute("data-state", "waiting")
+    expect(approval_card(page, "write_file")).to_have_attribute("data-state", "resolved")
+    shell_card.get_by_test_id("approve-once").click()
+
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+    expect(tool_card(page, "run_shell").get_by_test_id("result-marker")).to_have_text("ok")
+    expect(page.get_by_test_id("approve-once")).to_have_count(0)
+    assert (workspace / DEMO_FILE).is_file()
+    resolved = [
+        e for e in events_of(page, sparrow_server, run_id) if e["type"] == "approval_resolved"
+    ]
+    assert [e["decision"] for e in resolved] == ["allow_once", "allow_once"]
+
+
+def test_deny_with_a_message_is_what_the_model_receives(
+    supervised: Page, workspace: Path, sparrow_server: SparrowServer
+) -> None:
+    page = supervised
+    start_run(page, workspace, "Try to write, and be told no.")
+    run_id = run_id_of(page)
+    card = approval_card(page, "write_file")
+    expect(card).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    message = "Not in this folder, please."
+    card.get_by_test_id("deny-message").fill(message)
+    card.get_by_test_id("deny").click()
+
+    expect(card).to_have_attribute("data-state", "resolved")
+    expect(card.get_by_test_id("approval-resolved")).to_contain_text("denied")
+    expect(card.get_by_test_id("approval-message")).to_contain_text(message)
+    write = tool_card(page, "write_file")
+    expect(write).to_have_attribute("data-state", "denied")
+    expect(write.get_by_test_id("gate-answer")).to_contain_text(message)
+    expect(write.get_by_test_id("result-marker")).to_have_text("denied")
+    expect(write.get_by_test_id("tool-output")).to_contain_text(message)
+
+    # The model got exactly that output.
+    results = [
+        e
+        for e in events_of(page, sparrow_server, run_id)
+        if e["type"] == "tool_result" and e["tool"] == "write_file"
+    ]
+    assert len(results) == 1 and results[0]["ok"] is False
+    assert message in results[0]["output"]
+    expect(write.get_by_test_id("tool-output")).to_have_text(results[0]["output"])
+    assert not (workspace / DEMO_FILE).exists()
+
+    # The run goes on; its shell command asks in turn.
+    shell = approval_card(page, "run_shell")
+    expect(shell).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    shell.get_by_test_id("deny").click()
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+
+
+def test_allow_always_saves_the_rule_shown_and_the_next_call_runs_by_it(
+    supervised: Page, workspace: Path, sparrow_server: SparrowServer
+) -> None:
+    page = supervised
+    call = {"tool": "write_file", "args": {"path": "notes.txt", "content": "hello\n"}}
+    script = {
+        "turns": [
+            {"text": "Writing the note.", "tool_calls": [call]},
+            {"text": "Writing it again.", "tool_calls": [call]},
+            {"text": "Done."},
+        ]
+    }
+    answer = page.request.post(
+        f"{sparrow_server.base_url}/api/runs",
+        data={
+            "workspace": str(workspace),
+            "task": "Write a note twice.",
+            "model": "script",
+            "script": script,
+        },
+    )
+    assert answer.status == 201, answer.text()
+    run_id = answer.json()["run"]["id"]
+    page.goto(f"{sparrow_server.base_url}/#run={run_id}")
+
+    card = page.get_by_test_id("approval-card")
+    expect(card).to_have_count(1, timeout=RUN_TIMEOUT_MS)
+    asked = [
+        e for e in events_of(page, sparrow_server, run_id) if e["type"] == "approval_requested"
+    ]
+    rule = asked[0]["suggested_rule"]
+    assert rule == "write_file(notes.txt)"
+    expect(card.get_by_test_id("approve-rule")).to_have_text(rule)
+    card.get_by_test_id("approve-scope").select_option("workspace")
+    expect(card).to_contain_text("for this workspace")
+    card.get_by_test_id("approve-always").click()
+
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+    expect(card.get_by_test_id("approval-saved-rule")).to_have_text(rule)
+    # The second identical call ran without a card, by the rule just saved.
+    expect(page.get_by_test_id("approval-card")).to_have_count(1)
+    cards = page.get_by_test_id("transcript").locator(
+        '[data-testid="tool-card"][data-tool="write_file"]'
+    )
+    expect(cards).to_have_count(2)
+    expect(cards.nth(0).get_by_test_id("gate-answer")).to_contain_text("allowed always")
+    second = cards.nth(1)
+    expect(second).to_have_attribute("data-state", "ok")
+    expect(second.get_by_test_id("gate-decision")).to_have_attribute("data-decided-by", "rule")
+    expect(second.get_by_test_id("gate-text")).to_have_text(f"allowed by rule {rule}")
+
+    # The Rules view lists it, for this workspace, used once.
+    page.get_by_test_id("rules-tab").click()
+    rules = page.get_by_test_id("rules")
+    expect(rules).to_be_visible()
+    expect(page.get_by_test_id("rules-workspace")).to_have_value(str(workspace))
+    row = rules.locator('[data-testid="rule"][data-source="user"]').filter(has_text=rule)
+    expect(row).to_have_count(1)
+    expect(row).to_have_attribute("data-effect", "allow")
+    expect(row).to_contain_text("workspace")
+    expect(row.get_by_test_id("rule-hits")).to_have_text("1")
+    # Defaults are listed but cannot be deleted.
+    defaults = rules.locator('[data-testid="rule"][data-source="default"]')
+    expect(defaults.first).to_be_visible()
+    expect(defaults.get_by_test_id("rule-delete")).to_have_count(0)
+
+
+def test_rules_view_adds_edits_deletes_and_shows_the_server_error(
+    app: Page, workspace: Path, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = app
+    page.get_by_test_id("workspace-input").fill(str(workspace))
+    page.get_by_test_id("rules-tab").click()
+    expect(page.get_by_test_id("rules-workspace")).to_have_value(str(workspace))
+    rules = page.get_by_test_id("rules")
+
+    page.get_by_test_id("rule-spec").fill("run_shell(npm test:*)")
+    page.get_by_test_id("rule-effect").select_option("allow")
+    page.get_by_test_id("rule-scope").select_option("workspace")
+    page.get_by_test_id("rule-add-button").click()
+    row = rules.locator('[data-testid="rule"][data-source="user"]')
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("rule-text")).to_have_text("run_shell(npm test:*)")
+
+    # A spec the server cannot parse: its message, inline.
+    page.get_by_test_id("rule-spec").fill("run_shell(")
+    page.get_by_test_id("rule-add-button").click()
+    expect(page.get_by_test_id("rules-error")).to_be_visible()
+    expect(page.get_by_test_id("rule-spec")).to_have_attribute("aria-invalid", "true")
+
+    row.get_by_test_id("rule-edit").click()
+    row.get_by_test_id("edit-effect").select_option("deny")
+    row.get_by_test_id("rule-save").click()
+    expect(row).to_have_attribute("data-effect", "deny")
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=artifacts / "safety-rules.png")
+
+    row.get_by_test_id("rule-delete").click()
+    expect(row).to_have_count(0)
+    listed = page.request.get(
+        f"{sparrow_server.base_url}/api/rules", params={"workspace": str(workspace)}
+    ).json()["rules"]
+    assert all(r["source"] == "default" for r in listed)
+
+
+def test_the_dial_turns_with_the_keyboard_and_the_server_follows(
+    supervised: Page, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = supervised
+    panel = open_safety(page)
+    dial = panel.get_by_test_id("autonomy-dial")
+    expect(dial).to_have_attribute("role", "slider")
+    expect(dial).to_have_attribute("aria-valuetext", re.compile("Supervised"))
+    start = float(dial.get_attribute("aria-valuenow") or "nan")
+    assert start == safety(page, sparrow_server)["level"]
+
+    dial.focus()
+    page.keyboard.press("ArrowRight")
+    expect(dial).to_have_attribute("aria-valuenow", f"{start + 0.01:.2f}")
+    page.keyboard.press("PageUp")
+    page.keyboard.press("PageUp")
+    level = round(start + 0.21, 2)
+    expect(dial).to_have_attribute("aria-valuenow", f"{level:.2f}")
+    expect(dial).to_have_attribute("aria-valuetext", re.compile("Trusted"))
+    # The server follows (debounced), and the mode follows the band.
+    expect(panel.get_by_test_id("mode-switch").get_by_role("radio", name="Trusted")).to_be_checked()
+    state = safety(page, sparrow_server)
+    assert state["level"] == level and state["mode"] == "trusted" and state["band"] == "Trusted"
+    expect(page.get_by_test_id("safety-summary")).to_have_text(f"Trusted · {level:.2f}")
+
+    page.keyboard.press("End")
+    expect(dial).to_have_attribute("aria-valuenow", "1.00")
+    expect(dial).to_have_attribute("aria-valuetext", re.compile("Autonomous"))
+    expect(
+        panel.get_by_test_id("mode-switch").get_by_role("radio", name="Autonomous")
+    ).to_be_checked()
+    page.evaluate("document.fonts.ready")
+    panel.screenshot(path=artifacts / "safety-dial.png")
+
+    # Read-only overrides the dial: dimmed, with a note; the dial keeps its value.
+    choose_mode(page, "Read-only")
+    expect(dial).to_have_attribute("data-overridden", "true")
+    expect(panel.get_by_test_id("dial-override")).to_contain_text("Read-only overrides the dial")
+    assert safety(page, sparrow_server)["level"] == 1.0
+    panel.screenshot(path=artifacts / "safety-dial-overridden.png")
+    choose_mode(page, "Supervised")
+    expect(dial).to_have_attribute("data-overridden", "false")
+    expect(dial).to_have_attribute("aria-valuetext", re.compile("Supervised"))
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+
+
+def test_emergency_stop_is_instant_and_says_what_it_stopped(
+    supervised: Page, workspace: Path, sparrow_server: SparrowServer
+) -> None:
+    page = supervised
+    start_run(page, workspace, "Wait for me, then be stopped.")
+    run_id_of(page)
+    expect(approval_card(page, "write_file")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+
+    page.get_by_test_id("emergency-stop").click()
+    expect(page.get_by_test_id("emergency-status")).to_contain_text("1 run stopped")
+    expect(page.get_by_test_id("safety-summary")).to_have_text("Emergency stop")
+    expect(page.get_by_test_id("run-status")).not_to_have_text("running", timeout=RUN_TIMEOUT_MS)
+    assert safety(page, sparrow_server)["mode"] == "emergency-stop"
+
+    page.get_by_test_id("safety-resume").click()
+    expect(page.get_by_test_id("safety-banner")).to_be_hidden()
+    expect(page.get_by_test_id("safety-summary")).to_contain_text("Supervised")
+
+
+def test_trusted_runs_without_asking_and_says_so(
+    supervised: Page, workspace: Path, artifacts: Path
+) -> None:
+    page = supervised
+    choose_mode(page, "Trusted")
+    close_safety(page)
+    start_run(page, workspace, "Run trusted.")
+    run_id_of(page)
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_test_id("approval-card")).to_have_count(0)
+    write = tool_card(page, "write_file")
+    expect(write.get_by_test_id("gate-decision")).to_have_attribute("data-decided-by", "autonomy")
+    expect(write.get_by_test_id("gate-text")).to_have_text("allowed: Trusted · Mutating")
+    notices = page.get_by_test_id("safety-notice")
+    expect(notices.first).to_contain_text("write_file ran without asking")
+    write.scroll_into_view_if_needed()
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=artifacts / "safety-trusted-run.png")
