@@ -7,7 +7,20 @@ import json
 import sys
 from typing import TextIO
 
-from server.core.events import Event, RunFinished, RunStarted, TextDelta, ToolRequested, ToolResult
+from server.core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    GateDecided,
+    HookRan,
+    Notice,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolRequested,
+    ToolResult,
+    VerifyFinished,
+)
 
 FOLD_LINES = 8
 ARG_PREVIEW = 70
@@ -30,8 +43,10 @@ class JsonRenderer:
 
 
 class HumanRenderer:
-    def __init__(self, out: TextIO = sys.stdout) -> None:
+    def __init__(self, out: TextIO = sys.stdout, *, show_questions: bool = True) -> None:
         self.out = out
+        # False when the terminal's approver prints each question itself.
+        self.show_questions = show_questions
         self._in_text = False
 
     def _line(self, text: str) -> None:
@@ -61,4 +76,59 @@ class HumanRenderer:
                 self._line(f"      … {len(lines) - FOLD_LINES} more lines")
         elif isinstance(event, RunFinished):
             self._line(f"\n● {event.status}: {event.reason} ({event.turns} turns)")
+        elif isinstance(event, ApprovalRequested) and not self.show_questions:
+            pass
+        else:
+            line = safety_line(event)
+            if line:
+                self._line(line)
         self.out.flush()
+
+
+def safety_line(event: Event) -> str:
+    """The gate, approvals, hooks, notices and verification, as one line each; ""
+    for what needs no line (an allow by the dial is the ordinary case)."""
+    if isinstance(event, GateDecided):
+        return _gate_line(event)
+    if isinstance(event, ApprovalRequested):
+        return f"    ? asks: {event.reason} · allow always would save: {event.suggested_rule}"
+    if isinstance(event, ApprovalResolved):
+        return _approval_line(event)
+    if isinstance(event, HookRan):
+        if event.blocked:
+            return f"    ⛔ hook {event.hook_event} blocked it: {event.reason or event.command}"
+        if event.timed_out or (event.exit_code is not None and event.exit_code != 0):
+            what = "timed out" if event.timed_out else f"failed (exit {event.exit_code})"
+            return f"    ! hook {event.hook_event} {what}: {event.command}"
+        return ""
+    if isinstance(event, Notice):
+        return f"    note: {event.text}"
+    if isinstance(event, VerifyFinished):
+        mark = "✓" if event.ok else "✗"
+        first = (event.output.strip().splitlines() or [""])[-1]
+        return f"  {mark} verify `{event.command}`: {'passed' if event.ok else 'failed'}" + (
+            f" · {first}" if first and not event.ok else ""
+        )
+    return ""
+
+
+def _gate_line(event: GateDecided) -> str:
+    """Who decided, when it was not the dial alone; the rule's id is what
+    `sparrow permissions remove` takes. (A denial's reason is in the tool result.)"""
+    if event.decision == "ask" or event.decided_by in ("autonomy", ""):
+        return ""  # an ask: approval_requested follows, with more to say
+    verb = "denied" if event.decision == "deny" else "allowed"
+    if event.rule:
+        ident = f" [{event.rule_id}]" if event.rule_id else ""
+        return f"    gate: {verb} by rule {event.rule}{ident}"
+    if event.decision == "deny":
+        return f"    gate: denied by the {event.decided_by}"
+    return f"    gate: allowed by the {event.decided_by}: {event.reason}"
+
+
+def _approval_line(event: ApprovalResolved) -> str:
+    if event.decision == "allow_once":
+        return f"    ✓ allowed once by {event.by}"
+    if event.decision == "allow_always":
+        return f"    ✓ allowed always by {event.by}: saved {event.rule} ({event.scope})"
+    return ""  # a denial or a timeout: the tool result that follows says so

@@ -11,6 +11,7 @@ import anyio
 
 from server.cli.context import fail, open_state
 from server.cli.render import HumanRenderer, JsonRenderer
+from server.cli.tty_approver import TtyApprover, choose_approver
 from server.core.events import RunFinished
 from server.engine.bus import EventBus, Subscription
 from server.providers.scripted import ScriptedProvider, ScriptError, load_script
@@ -37,7 +38,20 @@ def handle(args: argparse.Namespace) -> int:
             "a scripted model (the README describes the script format)",
             2,
         )
-    renderer = JsonRenderer() if args.json else HumanRenderer()
+    # The run's own mode / level when given (else it follows the shared dial, live).
+    request.mode = args.mode
+    request.autonomy = args.autonomy
+    request.sandbox = args.sandbox
+    request.surface = "cli"
+    # Always an approver of our own: the default one waits for another surface,
+    # and a terminal run has none.
+    approver = choose_approver(yes=args.yes)
+    request.approver = approver
+    renderer: Renderer = (
+        JsonRenderer()
+        if args.json
+        else HumanRenderer(show_questions=not isinstance(approver, TtyApprover))
+    )
     return anyio.run(_run, request, renderer)
 
 

@@ -31,9 +31,6 @@ class ApprovalDesk:
     def approver_for(self, run_id: str) -> Approver:
         return _RunApprover(self, run_id)
 
-    def pending(self, run_id: str) -> list[ApprovalQuestion]:
-        return [w.question for (rid, _), w in self._waiting.items() if rid == run_id]
-
     def answer(self, run_id: str, call_id: str, answer: ApprovalAnswer) -> ApprovalQuestion:
         waiting = self._waiting.get((run_id, call_id))
         if waiting is None or waiting.answer is not None:

@@ -11,13 +11,13 @@ from server.core.events import (
     GateDecided,
     HookRan,
     Notice,
-    VerifyFinished,
     RunFinished,
     RunStarted,
     TextDelta,
     ToolRequested,
     ToolResult,
     UsageReported,
+    VerifyFinished,
     event_from_dict,
 )
 

@@ -195,3 +195,21 @@ def test_the_emergency_stop_halts_every_run_and_denies_what_follows(
     events = _events_until(client, later["id"], "run_finished")
     results = [e for e in events if e["type"] == "tool_result"]
     assert results and all(r["output"].startswith("denied: emergency stop") for r in results)
+
+
+def test_a_sandbox_that_cannot_be_set_up_refuses_the_run_clearly(
+    client: TestClient, workspace: Path
+) -> None:
+    answer = client.post(
+        "/api/runs",
+        json={"workspace": str(workspace), "task": "t", "sandbox": "worktree"},
+    )
+    assert answer.status_code == 400
+    assert "the worktree sandbox needs a git repository" in answer.json()["error"]
+    unknown = client.post(
+        "/api/runs", json={"workspace": str(workspace), "task": "t", "sandbox": "docker"}
+    )
+    assert (
+        unknown.status_code == 400 and "local, local-hardened, worktree" in unknown.json()["error"]
+    )
+    assert client.get("/api/runs").json()["runs"] == []  # nothing half-started

@@ -1,6 +1,8 @@
 // The HTTP half of the local API (docs/api.md). Same-origin fetches carry
 // the launch cookie; the UI never sees the token.
 
+import { inDesktop } from "./bridge.js";
+
 export class ApiError extends Error {
   constructor(message, status) {
     super(message);
@@ -44,8 +46,11 @@ const enc = encodeURIComponent;
 export const api = {
   listRuns: async () => (await request("GET", "/api/runs")).runs ?? [],
   getRun: async (id) => (await request("GET", `/api/runs/${enc(id)}`)).run,
+  // The surface lets rules be limited to the window or to a browser.
   createRun: async ({ workspace, task, model }) =>
-    (await request("POST", "/api/runs", { workspace, task, model })).run,
+    (await request("POST", "/api/runs", {
+      workspace, task, model, surface: inDesktop() ? "desktop" : "web",
+    })).run,
   cancelRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/cancel`)).run,
   runCheckpoints: async (id) =>
     (await request("GET", `/api/runs/${enc(id)}/checkpoints`)).checkpoints ?? [],
