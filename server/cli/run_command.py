@@ -11,7 +11,7 @@ import anyio
 
 from server.cli.context import fail, open_state
 from server.cli.render import HumanRenderer, JsonRenderer
-from server.cli.tty_approver import TtyApprover, choose_approver
+from server.cli.tty_approver import NotInteractive, TtyApprover, choose_approver
 from server.core.events import RunFinished
 from server.engine.bus import EventBus, Subscription
 from server.providers.scripted import ScriptedProvider, ScriptError, load_script
@@ -52,7 +52,11 @@ def handle(args: argparse.Namespace) -> int:
         if args.json
         else HumanRenderer(show_questions=not isinstance(approver, TtyApprover))
     )
-    return anyio.run(_run, request, renderer)
+    code = anyio.run(_run, request, renderer)
+    hint = approver.hint() if isinstance(approver, NotInteractive) else None
+    if hint is not None:
+        print(hint, file=sys.stderr)
+    return code
 
 
 async def _run(request: RunRequest, renderer: Renderer) -> int:

@@ -123,23 +123,27 @@ class TtyApprover:
 
 
 class NotInteractive:
-    """Unattended, with a one-time hint on stderr when it first denies a call."""
+    """Unattended, remembering what it denied: the hint is printed once the run
+    has ended, not in the middle of the model's streamed text."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
-        self.out = out
+    def __init__(self) -> None:
         self._inner = Unattended()
-        self._hinted = False
+        self.denied: list[str] = []
 
     async def ask(self, question: ApprovalQuestion) -> ApprovalAnswer:
         answer = await self._inner.ask(question)
-        if not answer.allows and not self._hinted:
-            self._hinted = True
-            self.out.write(
-                f"sparrow: {question.tool} would ask; not interactive, so it was denied "
-                "(add --yes to allow such calls)\n"
-            )
-            self.out.flush()
+        if not answer.allows:
+            self.denied.append(question.tool)
         return answer
+
+    def hint(self) -> str | None:
+        if not self.denied:
+            return None
+        tools = ", ".join(dict.fromkeys(self.denied))
+        return (
+            f"sparrow: {tools} would ask; not interactive, so it was denied "
+            "(add --yes to allow such calls)"
+        )
 
 
 def choose_approver(*, yes: bool) -> TtyApprover | Unattended | NotInteractive:

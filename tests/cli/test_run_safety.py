@@ -22,7 +22,7 @@ def test_not_interactive_denies_with_a_hint_and_completes(workspace: Path) -> No
     result = sparrow("run", "--demo", "-w", str(workspace), "--mode", "supervised", "hi")
     assert not (workspace / DEMO_FILE).exists()
     assert result.stderr.count(HINT) == 1  # once, though the shell command asked too
-    assert f"write_file {HINT}" in result.stderr
+    assert f"write_file, run_shell {HINT}" in result.stderr
     assert "? asks: " in result.stdout and "● completed" in result.stdout
     assert "✗ denied by non-interactive" in result.stdout
 
