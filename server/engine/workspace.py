@@ -15,6 +15,10 @@ class OutsideWorkspace(PermissionError):
     """A tool path that resolves outside the workspace."""
 
 
+class SymlinkLoop(OSError):
+    """A path that cannot be resolved: its symlinks lead round in a circle."""
+
+
 def open_workspace(raw: str | os.PathLike[str]) -> Workspace:
     text = os.fspath(raw).strip()
     if not text:
@@ -42,7 +46,12 @@ class Workspace:
         """The real path of ``relative`` (symlinks followed), which must stay inside."""
         if "\x00" in relative:
             raise OutsideWorkspace(f"path contains a NUL byte: {relative!r}")
-        candidate = (self.root / relative).resolve()
+        try:
+            candidate = (self.root / relative).resolve()
+        except RuntimeError as exc:  # Python before 3.13 says "Symlink loop" this way
+            raise SymlinkLoop(
+                f"'{relative}' cannot be resolved: it goes through a symlink loop"
+            ) from exc
         if candidate != self.root and not candidate.is_relative_to(self.root):
             raise OutsideWorkspace(f"'{relative}' is outside the workspace {self.root}")
         return candidate

@@ -144,6 +144,8 @@ def _check_path(workspace: Workspace, raw: str, writes: bool) -> GateVerdict | N
             stop = f"write outside the workspace: '{raw}'"
             return GateVerdict(Decision.DENY, stop, "boundary", hard_stop=stop)
         return GateVerdict(Decision.DENY, str(exc), "boundary")
+    except OSError as exc:  # a symlink loop, or a path the file system refuses
+        return GateVerdict(Decision.DENY, str(exc), "boundary")
     found = protected_part(workspace.relative(resolved))
     if found is not None:
         return _protected(found, raw)
@@ -185,7 +187,7 @@ def _matches(rule: Rule, facts: CallFacts) -> bool:
         return False
     try:
         relative = facts.workspace.relative(facts.workspace.resolve(raw))
-    except PermissionError:
+    except OSError:  # refused by the boundary already
         return False
     literal = os.path.normpath(raw.replace("\\", "/")) if raw else "."
     return rule.matches_path(relative) or rule.matches_path(literal)
