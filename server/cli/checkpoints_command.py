@@ -148,7 +148,7 @@ def _rewind(args: argparse.Namespace) -> int:
             if answer not in ("y", "yes"):
                 print("not rewound")
                 return 1
-        result = store.rewind(workspace, target.id, run_id="cli")
+        result = store.rewind(workspace, target.id, run_id=target.run_id)
     for path in result.restored:
         print(f"restored {path}")
     for path in result.removed:

@@ -82,8 +82,9 @@ async def checkpoint_rewind(request: Request) -> JSONResponse:
                 f"run {live[0]} is working on {checkpoint.workspace}: "
                 "cancel it or let it finish before rewinding",
             )
+        # The checkpoint taken first belongs to the rewound run's timeline, to undo from there.
         result = _store(runs, checkpoint.workspace).rewind(
-            Path(checkpoint.workspace), checkpoint_id
+            Path(checkpoint.workspace), checkpoint_id, run_id=checkpoint.run_id
         )
     except CheckpointNotFound as exc:
         return error(404, str(exc))

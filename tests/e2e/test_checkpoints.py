@@ -58,5 +58,8 @@ def test_timeline_previews_a_diff_and_rewinds_the_file(
     assert (workspace / DEMO_FILE).read_text() == DEMO_CONTENT
     dialog.get_by_test_id("rewind-cancel").click()
     expect(dialog).to_be_hidden()
+    # The checkpoint the rewind took first is on the timeline: the rewind can be undone there.
+    expect(checkpoints).to_have_count(3)
+    expect(checkpoints.first).to_contain_text("rewind")
     # The preview is asked again: the workspace matches the checkpoint now.
     expect(preview).to_contain_text("No changes")

@@ -58,6 +58,9 @@ def test_rewind_restores_and_can_be_undone(client: TestClient, workspace: Path) 
     assert (workspace / "a.txt").read_text() == "one\n"
     assert not (workspace / "b.txt").exists()
     undo = rewind["checkpoint_before"]["id"]
+    # The undo point is on the run's own timeline.
+    timeline = client.get(f"/api/runs/{run_id}/checkpoints").json()["checkpoints"]
+    assert (timeline[0]["id"], timeline[0]["tool"]) == (undo, "rewind")
     assert client.post(f"/api/checkpoints/{undo}/rewind").status_code == 200
     assert (workspace / "a.txt").read_text() == "two\n"
     assert (workspace / "b.txt").read_text() == "new\n"

@@ -194,6 +194,8 @@ export class CheckpointTimeline {
     }
     this.pending = null;
     this.showResult(result);
+    // The checkpoint the rewind took first joins this run's timeline: undo from there too.
+    await this.load();
     if (this.selected) {
       const selected = this.selected;
       this.selected = null;
