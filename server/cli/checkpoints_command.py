@@ -18,16 +18,23 @@ from server.core.settings import SettingsError, load_settings
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import Checkpoint, CheckpointStore, FileDiff
+    from server.engine.store import Store
 
 
 @contextmanager
 def _checkpoints(workspace: Path | None) -> Iterator[CheckpointStore]:
+    with _state(workspace) as (store, _):
+        yield store
+
+
+@contextmanager
+def _state(workspace: Path | None) -> Iterator[tuple[CheckpointStore, Store]]:
     from server.engine.checkpoints import CheckpointStore  # pygit2: load only here
 
     paths, store = open_state()
     try:
         settings = load_settings(paths.config_file, workspace)
-        yield CheckpointStore(paths, settings.checkpoints, store)
+        yield CheckpointStore(paths, settings.checkpoints, store), store
     finally:
         store.close()
 
@@ -126,7 +133,14 @@ def _target(store: CheckpointStore, workspace: Path, which: str) -> Checkpoint:
 
 def _rewind(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
-    with _checkpoints(workspace) as store:
+    with _state(workspace) as (store, runs):
+        live = runs.running_on(str(workspace))
+        if live:
+            # An agent still working would go on from a workspace changed under it.
+            return fail(
+                f"run {live[0].id} is working on {workspace}: cancel it or let it finish "
+                "before rewinding"
+            )
         target = _target(store, workspace, args.checkpoint)
         files = store.diff(target.id)
         print(

@@ -25,12 +25,9 @@ def _store(runs: RunManager, workspace: str | None = None) -> CheckpointStore:
 
 
 def live_runs_on(runs: RunManager, workspace: str) -> list[str]:
-    """The ids of the runs working on ``workspace`` right now."""
-    return [
-        info.id
-        for info in runs.recent(200)
-        if info.workspace == workspace and runs.is_live(info.id)
-    ]
+    """The ids of the runs working on ``workspace`` right now, in this process or
+    another (a `sparrow run` in a terminal)."""
+    return [info.id for info in runs.store.running_on(workspace)]
 
 
 async def run_checkpoints(request: Request) -> JSONResponse:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from server.core.paths import Paths
+from server.engine.store import Store
 from tests.cli.test_cli import ndjson, sparrow
 
 DEMO_FILE = "SPARROW_DEMO.md"
@@ -75,3 +77,26 @@ def test_prune_keeps_the_newest(workspace: Path) -> None:
     left = ndjson(sparrow("checkpoints", "--workspace", str(workspace), "--json").stdout)
     assert [c["id"] for c in left] == [listed[0]["id"]]
     assert json.loads(json.dumps(left[0]))["workspace"] == str(workspace.resolve())
+
+
+def test_rewind_is_refused_while_a_run_of_another_process_works_there(
+    workspace: Path, paths: Paths
+) -> None:
+    demo_run(workspace)
+    # A live run of this (test) process: as a run of the desktop app would be.
+    store = Store(paths.database)
+    session = store.create_session(str(workspace.resolve()))
+    store.create_run(
+        run_id="r-live",
+        session_id=session,
+        workspace=str(workspace.resolve()),
+        task="t",
+        model="demo",
+        transcript=paths.transcript("r-live"),
+    )
+    store.close()
+    (workspace / DEMO_FILE).write_text("changed by the agent\n")
+    refused = sparrow("rewind", "--workspace", str(workspace), "--yes", check=False)
+    assert refused.returncode == 1
+    assert "run r-live is working on" in refused.stderr
+    assert (workspace / DEMO_FILE).read_text() == "changed by the agent\n"

@@ -147,6 +147,14 @@ class Store:
         )
         return [RunInfo.of(row) for row in query]
 
+    def running_on(self, workspace: str) -> list[RunInfo]:
+        """The runs working on ``workspace`` now, in any Sparrow process (a run
+        left 'running' by a process that died was closed when the store opened)."""
+        query = RunRecord.select().where(
+            (RunRecord.status == "running") & (RunRecord.workspace == workspace)
+        )
+        return [RunInfo.of(row) for row in query if _pid_alive(row.pid)]
+
     def recent_workspaces(self, limit: int = 20) -> list[str]:
         cursor = self.db.execute_sql(
             "SELECT workspace FROM runs GROUP BY workspace ORDER BY MAX(created_at) DESC LIMIT ?",
