@@ -41,7 +41,7 @@ CLAUDE_TOOL_NAMES: Final = {
 }
 
 _REGEX_CHARS: Final = frozenset(".^$*+?()[]{}\\")
-_SETTINGS: Final = ("timeout_seconds", "output_limit_bytes", "claude_settings")
+_SETTINGS: Final = ("timeout_seconds", "output_limit_bytes", "claude_settings", "workspace_hooks")
 _ENTRY_KEYS: Final = ("command", "matcher", "timeout_seconds")
 
 
@@ -70,6 +70,9 @@ class HookConfig:
     # (relative paths: to the workspace).
     claude_settings: tuple[str, ...] = ()
     entries: tuple[HookSpec, ...] = ()
+    # Whether a workspace's own .sparrow/config.toml may add hooks: commands a
+    # cloned repository would run on this machine. Off unless the user says so.
+    workspace_hooks: bool = False
 
 
 def matcher_error(matcher: str) -> str | None:
@@ -130,6 +133,10 @@ def parse_hook_config(current: HookConfig, table: dict[str, Any], where: str) ->
         elif key == "output_limit_bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise HookConfigError(f"{where}.{key}: expected a positive int, got {value!r}")
+            changes[key] = value
+        elif key == "workspace_hooks":
+            if not isinstance(value, bool):
+                raise HookConfigError(f"{where}.{key}: expected true or false, got {value!r}")
             changes[key] = value
         elif key == "claude_settings":
             claude += [p for p in _paths(value, f"{where}.{key}") if p not in claude]

@@ -234,5 +234,11 @@ def load_settings(config_file: Path, workspace: Path | None = None) -> Settings:
                 f"{local}: [autonomy] cannot be set by a workspace; use the app's dial, "
                 "`sparrow autonomy`, or your own config.toml"
             )
+        if "hooks" in table and not settings.hooks.workspace_hooks:
+            raise SettingsError(
+                f"{local}: [hooks] in a workspace would run its commands on this machine; "
+                "allow workspace hooks with `workspace_hooks = true` under [hooks] in your "
+                "own config.toml"
+            )
         settings = _check(_apply(settings, table, str(local)), str(local))
     return settings

@@ -137,7 +137,7 @@ class CallPipeline:
         self, batch: Batch, call: ToolCall, tool: Tool
     ) -> tuple[ToolOutput, str | None]:
         """The call's output, and a hard stop's reason when it ends the run."""
-        verdict, contract, rules = self._judge(call, tool)
+        verdict, contract, rules = self.judge(call, tool)
         self._report(batch, call, verdict, contract)
         if verdict.hard_stop is not None:
             return ToolOutput(False, f"refused: {verdict.reason}"), verdict.hard_stop
@@ -164,7 +164,8 @@ class CallPipeline:
 
     # --- judging ---------------------------------------------------------------
 
-    def _judge(self, call: ToolCall, tool: Tool) -> tuple[GateVerdict, Contract, list[Rule]]:
+    def judge(self, call: ToolCall, tool: Tool) -> tuple[GateVerdict, Contract, list[Rule]]:
+        """The gate's verdict on ``call``, with the contract and rules it used."""
         run = self.run
         contract = run.contract()
         root = run.scope_root

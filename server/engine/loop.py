@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 import anyio
 
 from server.core.events import (
+    Notice,
     RunFinished,
     RunStarted,
     RunStatus,
@@ -29,6 +30,7 @@ from server.engine.approvals import Approver
 from server.engine.calls import Batch, CallPipeline, CallState
 from server.engine.channel import RunChannel
 from server.engine.guards import Budget, HardStop
+from server.engine.permissions.autonomy import Decision
 from server.engine.permissions.modes import Contract
 from server.engine.run_hooks import RunHooks
 from server.engine.tools.base import ToolContext
@@ -204,7 +206,7 @@ async def _loop(
             budget.spend(usage)
         messages.append(AssistantMessage("".join(text), tuple(calls)))
         if not calls:
-            verdict = await _verify(run, channel, ctx, state, turn)
+            verdict = await _verify(run, channel, ctx, pipeline, turn)
             if verdict is None:
                 return RunOutcome("completed", "the model gave its final answer", turn)
             messages.append(UserMessage(verdict))
@@ -216,14 +218,28 @@ async def _loop(
 
 
 async def _verify(
-    run: AgentRun, channel: RunChannel, ctx: ToolContext, state: CallState, turn: int
+    run: AgentRun, channel: RunChannel, ctx: ToolContext, pipeline: CallPipeline, turn: int
 ) -> str | None:
     """After a run that changed files, the workspace's verify_command; what the
     model is told when it fails, None when it passed (or there is none)."""
     command = run.settings.workspace.verify_command.strip()
-    if not command or not state.had_mutation:
+    if not command or not pipeline.state.had_mutation:
         return None
-    state.had_mutation = False  # verified again only after another change
+    pipeline.state.had_mutation = False  # verified again only after another change
+    # A command from the workspace's own config is a shell command like any
+    # other: it runs only where the gate would let run_shell run it unasked.
+    call = ToolCall(id=f"verify-{turn}", name="run_shell", args={"command": command})
+    verdict, _, _ = pipeline.judge(call, RunShell())
+    if verdict.decision != Decision.ALLOW:
+        channel.emit(
+            Notice(
+                run_id=run.run_id,
+                turn=turn,
+                text=f"verify_command `{command}` was not run: {verdict.reason} "
+                f"(allow it with the rule run_shell({command}), or a higher autonomy level)",
+            )
+        )
+        return None
     settings = run.settings
     shell = dataclasses.replace(
         settings.shell, timeout_seconds=settings.workspace.verify_timeout_seconds

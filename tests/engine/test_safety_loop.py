@@ -505,3 +505,26 @@ async def test_a_change_that_fails_half_way_rolls_its_batch_back(
     assert results[2].output.startswith("not run: an earlier call of this batch failed")
     assert (workspace / "keep.txt").read_text() == "before"
     assert not (workspace / "later.txt").exists()
+
+
+async def test_a_verify_command_the_gate_would_ask_for_is_not_run_unasked(
+    workspace: Path, paths: Paths
+) -> None:
+    # Supervised: a workspace's command is a shell command like any other.
+    settings = Settings(workspace=WorkspaceSettings(verify_command="touch verified"))
+    turns = [ScriptedTurn("", (call("write_file", path="a", content=""),)), ScriptedTurn("done")]
+    approver = Answers(ApprovalAnswer("allow_once"))
+    h = harness(workspace, paths, turns, settings=settings, approver=approver)
+    assert (await h.go()).status == "completed"
+    assert not (workspace / "verified").exists() and not h.of(VerifyFinished)
+    notice = h.of(Notice)[-1]
+    assert isinstance(notice, Notice) and "allow it with the rule run_shell(touch verified)" in (
+        notice.text
+    )
+    # With that rule, it runs.
+    h.book.create("allow", "run_shell(touch verified)")
+    again = harness(
+        workspace, paths, turns, settings=settings, approver=Answers(ApprovalAnswer("allow_once"))
+    )
+    assert (await again.go()).status == "completed"
+    assert (workspace / "verified").exists()
