@@ -31,6 +31,10 @@ class ApprovalDesk:
     def approver_for(self, run_id: str) -> Approver:
         return _RunApprover(self, run_id)
 
+    def waiting(self, run_id: str) -> int:
+        """How many calls of ``run_id`` wait for an answer."""
+        return sum(1 for rid, _ in self._waiting if rid == run_id)
+
     def answer(self, run_id: str, call_id: str, answer: ApprovalAnswer) -> ApprovalQuestion:
         waiting = self._waiting.get((run_id, call_id))
         if waiting is None or waiting.answer is not None:

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from server.engine.store import RunInfo
 from server.runtime.runs import RunManager, RunRequest, RunRequestError
 
 VERSION = "0.1.0"
@@ -20,6 +21,11 @@ def runs_of(request: Request) -> RunManager:
     runs = request.state.runs
     assert isinstance(runs, RunManager)
     return runs
+
+
+def run_dict(runs: RunManager, info: RunInfo) -> dict[str, Any]:
+    """A RunInfo, with how many of its calls wait for an answer now."""
+    return info.to_dict() | {"waiting": runs.approvals.waiting(info.id)}
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -73,18 +79,20 @@ async def create_run(request: Request) -> JSONResponse:
         info = runs_of(request).start(run_request)
     except RunRequestError as exc:
         return error(400, str(exc))
-    return JSONResponse({"run": info.to_dict()}, status_code=201)
+    return JSONResponse({"run": run_dict(runs_of(request), info)}, status_code=201)
 
 
 async def list_runs(request: Request) -> JSONResponse:
-    return JSONResponse({"runs": [info.to_dict() for info in runs_of(request).recent()]})
+    runs = runs_of(request)
+    return JSONResponse({"runs": [run_dict(runs, info) for info in runs.recent()]})
 
 
 async def get_run(request: Request) -> JSONResponse:
-    info = runs_of(request).get(request.path_params["run_id"])
+    runs = runs_of(request)
+    info = runs.get(request.path_params["run_id"])
     if info is None:
         return error(404, "no such run")
-    return JSONResponse({"run": info.to_dict()})
+    return JSONResponse({"run": run_dict(runs, info)})
 
 
 async def run_events(request: Request) -> JSONResponse:
@@ -102,7 +110,7 @@ async def cancel_run(request: Request) -> JSONResponse:
     runs.cancel(run_id)
     info = runs.get(run_id)
     assert info is not None
-    return JSONResponse({"run": info.to_dict()}, status_code=202)
+    return JSONResponse({"run": run_dict(runs, info)}, status_code=202)
 
 
 async def recent_workspaces(request: Request) -> JSONResponse:

@@ -106,6 +106,9 @@ def test_a_supervised_demo_run_asks_and_allow_once_lets_it_finish(
     expect(card.get_by_test_id("approval-countdown")).to_have_text(re.compile(r"^\d+:\d\d$"))
     assert card.get_attribute("data-call-id")
     expect(page.get_by_test_id("run-status")).to_have_text("running")
+    # The runs list says which run waits, wherever the user is looking.
+    row = page.locator(f'[data-testid="run-item"][data-run-id="{run_id}"]')
+    expect(row.get_by_test_id("run-item-waiting")).to_be_visible()
 
     card.scroll_into_view_if_needed()
     page.evaluate("document.fonts.ready")
@@ -122,12 +125,15 @@ def test_a_supervised_demo_run_asks_and_allow_once_lets_it_finish(
     expect(page).to_have_url(re.compile(f"#run={run_id}$"))
     shell_card = approval_card(page, "run_shell")
     expect(shell_card).to_have_attribute("data-state", "waiting")
+    # After a reload the list learns it from the server (RunInfo.waiting).
+    expect(row.get_by_test_id("run-item-waiting")).to_be_visible()
     expect(approval_card(page, "write_file")).to_have_attribute("data-state", "resolved")
     shell_card.get_by_test_id("approve-once").click()
 
     expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
     expect(tool_card(page, "run_shell").get_by_test_id("result-marker")).to_have_text("ok")
     expect(page.get_by_test_id("approve-once")).to_have_count(0)
+    expect(row.get_by_test_id("run-item-waiting")).to_be_hidden()
     assert (workspace / DEMO_FILE).is_file()
     resolved = [
         e for e in events_of(page, sparrow_server, run_id) if e["type"] == "approval_resolved"

@@ -128,12 +128,14 @@ def test_an_approval_answered_over_http_and_allow_always(
     assert asked["type"] == "approval_requested" and asked["suggested_rule"] == "write_file(a.txt)"
     assert _events_until(client, other["id"], "run_finished")[-1]["status"] == "completed"
     url = f"/api/runs/{run['id']}/approvals/{asked['call_id']}"
+    assert client.get(f"/api/runs/{run['id']}").json()["run"]["waiting"] == 1
     assert client.post(url, json={"decision": "maybe"}).status_code == 400
     answered = client.post(url, json={"decision": "allow_always", "scope": "workspace"})
     assert answered.json() == {"resolved": {"decision": "allow_always", "scope": "workspace"}}
     assert client.post(url, json={"decision": "deny"}).status_code == 404  # answered already
     events = _events_until(client, run["id"], "run_finished")
     assert events[-1]["status"] == "completed"
+    assert client.get(f"/api/runs/{run['id']}").json()["run"]["waiting"] == 0
     gates = [e for e in events if e["type"] == "gate_decided"]
     assert [(g["decision"], g["decided_by"]) for g in gates] == [
         ("ask", "autonomy"),

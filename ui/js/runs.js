@@ -75,8 +75,13 @@ export class RunsList {
         reason: event.reason,
         turns: event.turns,
         finished_at: event.ts,
+        waiting: 0,
       });
       if (!known) this.refreshSoon();
+    } else if (event.type === "approval_requested" && known) {
+      this.upsert({ id: event.run_id, waiting: (known.waiting ?? 0) + 1 });
+    } else if (event.type === "approval_resolved" && known) {
+      this.upsert({ id: event.run_id, waiting: Math.max(0, (known.waiting ?? 0) - 1) });
     } else if (!known) {
       this.refreshSoon(); // a run we missed the start of (e.g. while reconnecting)
     }
@@ -131,6 +136,8 @@ export class RunsList {
       },
       h("span", { class: "status-dot", "data-testid": "run-item-status" }),
       h("span", { class: "run-item-task" }),
+      // A run paused on an approval, shown wherever the user is looking.
+      h("span", { class: "run-item-waiting", "data-testid": "run-item-waiting", hidden: true }, "waits for you"),
       h(
         "span",
         { class: "run-item-meta" },
@@ -144,7 +151,8 @@ export class RunsList {
 
   fillRow(row, run) {
     const button = row.firstElementChild;
-    const [dot, task, meta] = button.children;
+    const [dot, task, waiting, meta] = button.children;
+    waiting.hidden = !(run.waiting > 0);
     showStatus(dot, run.status);
     button.dataset.status = run.status || "running";
     task.textContent = firstLine(run.task) || "(no task)";
@@ -154,7 +162,8 @@ export class RunsList {
     time.dataset.ts = String(run.created_at ?? "");
     time.textContent = relativeTime(run.created_at);
     time.title = absoluteTime(run.created_at);
-    button.setAttribute("aria-label", `${firstLine(run.task, 80)}, ${run.status}, in ${baseName(run.workspace)}`);
+    const asks = run.waiting > 0 ? ", waits for your approval" : "";
+    button.setAttribute("aria-label", `${firstLine(run.task, 80)}, ${run.status}${asks}, in ${baseName(run.workspace)}`);
   }
 
   updateTimes() {
