@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,15 +21,13 @@ import anyio
 
 from server.core.events import (
     FILES_SHOWN,
-    ApprovalRequested,
-    ApprovalResolved,
     CheckpointCreated,
     GateDecided,
     Notice,
     ToolRequested,
     ToolResult,
 )
-from server.engine.approvals import ApprovalAnswer, ApprovalQuestion, Unattended, suggest_rules
+from server.engine.asking import ask_person, denial_text
 from server.engine.channel import RunChannel
 from server.engine.guards import FailureStreaks, HardStop
 from server.engine.permissions.autonomy import Decision
@@ -144,9 +143,11 @@ class CallPipeline:
         if verdict.decision == Decision.DENY:
             return ToolOutput(False, f"denied: {verdict.reason}"), None
         if verdict.decision == Decision.ASK:
-            answer = await self._ask(batch, call, tool, verdict)
+            answer = await ask_person(
+                self.run, self.channel, self.hooks, batch.turn, call, tool, verdict
+            )
             if not answer.allows:
-                return ToolOutput(False, _denial_text(answer)), None
+                return ToolOutput(False, denial_text(answer)), None
         if verdict.notify:
             await self._notify(batch, call, tool, verdict)
         blocked = await self.hooks.fire(
@@ -210,78 +211,6 @@ class CallPipeline:
                 notify=verdict.notify,
             )
         )
-
-    async def _ask(
-        self, batch: Batch, call: ToolCall, tool: Tool, verdict: GateVerdict
-    ) -> ApprovalAnswer:
-        run = self.run
-        timeout = run.settings.permissions.approval_timeout_seconds
-        question = ApprovalQuestion(
-            run_id=run.run_id,
-            call_id=call.id,
-            tool=call.name,
-            args=call.args,
-            risk=tool.risk.value,
-            reason=verdict.reason,
-            suggested_rules=suggest_rules(call.name, call.args),
-            timeout_seconds=timeout,
-        )
-        self.channel.emit(
-            ApprovalRequested(
-                run_id=run.run_id,
-                turn=batch.turn,
-                call_id=call.id,
-                tool=call.name,
-                args=call.args,
-                risk=tool.risk.value,
-                reason=verdict.reason,
-                suggested_rule=question.suggested_rule,
-                timeout_seconds=timeout,
-                expires_at=time.time() + timeout,
-            )
-        )
-        approver = run.approver or Unattended()
-        answer = ApprovalAnswer("timeout", by="timeout", message=f"no answer within {timeout:g} s")
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(
-                functools.partial(
-                    self.hooks.fire,
-                    "OnApprovalRequested",
-                    {
-                        "tool_name": call.name,
-                        "tool_input": call.args,
-                        "reason": verdict.reason,
-                        "suggested_rule": question.suggested_rule,
-                    },
-                    tool=call.name,
-                    call_id=call.id,
-                )
-            )
-            with anyio.move_on_after(timeout):
-                answer = await approver.ask(question)
-        saved = ""
-        if answer.decision == "allow_always" and run.rulebook is not None:
-            for spec in question.suggested_rules:
-                run.rulebook.create(
-                    Effect.ALLOW.value,
-                    spec,
-                    scope=answer.scope.value,
-                    workspace=run.scope_root,
-                    session_id=run.session_id,
-                )
-            saved = question.suggested_rule
-        self.channel.emit(
-            ApprovalResolved(
-                run_id=run.run_id,
-                call_id=call.id,
-                decision=answer.decision,
-                by=answer.by,
-                message=answer.message,
-                rule=saved,
-                scope=answer.scope.value if saved else "",
-            )
-        )
-        return answer
 
     async def _notify(self, batch: Batch, call: ToolCall, tool: Tool, verdict: GateVerdict) -> None:
         text = f"{call.name} ran without asking ({verdict.reason})"
@@ -391,14 +320,7 @@ def _tool_fields(call: ToolCall, tool: Tool) -> dict[str, Any]:
     }
 
 
-def _denial_text(answer: ApprovalAnswer) -> str:
-    if answer.decision == "timeout":
-        return f"denied: nobody answered the approval request ({answer.message})"
-    text = f"denied by {answer.by or 'the user'}"
-    return f"{text}: {answer.message}" if answer.message else text
-
-
-def _denied_for(tool: str, rules: list[Rule]) -> Any:
+def _denied_for(tool: str, rules: list[Rule]) -> Callable[[str], bool]:
     """What a folder-walking tool must leave out: protected paths and the paths
     of deny rules for it."""
     denying = [
