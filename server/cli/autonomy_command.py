@@ -7,24 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from server.cli.context import fail, open_state
 from server.core.settings import SettingsError, load_settings
-from server.engine.permissions.modes import BANDS, Contract, ContractError, Mode, parse_mode
+from server.engine.permissions.modes import BANDS, ContractError
 from server.engine.permissions.rulebook import RuleBook
 from server.engine.tools.registry import default_tools
-
-
-def contract_dict(contract: Contract) -> dict[str, Any]:
-    """The shape of the API's safety object (docs/api.md)."""
-    return {
-        "mode": contract.mode.value,
-        "level": contract.level,
-        "band": contract.band.value,
-        "modes": [mode.value for mode in Mode],
-        "bands": [{"name": band.value, "from": low, "to": high} for band, low, high in BANDS],
-    }
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -34,18 +22,13 @@ def handle(args: argparse.Namespace) -> int:
         # No workspace: the dial is shared by every workspace, as the app's is.
         contract = book.contract(load_settings(paths.config_file, None).autonomy)
         if args.level is not None or args.mode is not None:
-            # The level first, then the mode: as RunManager.set_contract does.
-            if args.level is not None:
-                contract = contract.with_level(args.level)
-            if args.mode is not None:
-                contract = contract.with_mode(parse_mode(args.mode))
-            book.set_contract(contract)
+            contract = book.set_contract(contract.changed(mode=args.mode, level=args.level))
     except (ContractError, SettingsError) as exc:
         return fail(str(exc), 2)
     finally:
         store.close()
     if args.json:
-        print(json.dumps(contract_dict(contract)))
+        print(json.dumps(contract.to_dict()))
         return 0
     print(f"mode:  {contract.mode.value}")
     print(f"level: {contract.level:.2f} ({contract.band.value})")

@@ -9,7 +9,6 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from server.cli.context import fail, open_state
 from server.engine.permissions.rulebook import RuleBook
@@ -29,26 +28,6 @@ def _rulebook() -> Iterator[RuleBook]:
 def _workspace(args: argparse.Namespace) -> Path:
     # Resolved as a run resolves its workspace, so that the rule's workspace matches.
     return Path(args.workspace or ".").expanduser().resolve()
-
-
-def rule_dict(rule: Rule) -> dict[str, Any]:
-    """The Rule object of docs/api.md (built here: surfaces do not import each other)."""
-    return {
-        "id": rule.id,
-        "effect": rule.effect.value,
-        "spec": rule.spec,
-        "tool": rule.tool,
-        "pattern": rule.pattern,
-        "scope": rule.scope.value,
-        "workspace": rule.workspace,
-        "session_id": rule.session_id,
-        "provider": rule.provider,
-        "surface": rule.surface,
-        "source": rule.source,
-        "hits": rule.hits,
-        "last_used_at": rule.last_used_at,
-        "created_at": rule.created_at,
-    }
 
 
 def _where(rule: Rule) -> str:
@@ -88,7 +67,7 @@ def _list(args: argparse.Namespace) -> int:
         rules = book.rules(workspace=str(workspace))
     if args.json:
         for rule in rules:
-            print(json.dumps(rule_dict(rule), ensure_ascii=False))
+            print(json.dumps(rule.to_dict(), ensure_ascii=False))
         return 0
     print(f"{'EFFECT':<6} {'RULE':<28} {'SCOPE':<40} {'SOURCE':<15} {'HITS':>4}  ID")
     for rule in rules:

@@ -24,7 +24,7 @@ from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
 from server.engine.hooks.runner import load_hooks
 from server.engine.loop import AgentRun, RunControl, run_agent
-from server.engine.permissions.modes import Contract, ContractError, Mode, check_level, parse_mode
+from server.engine.permissions.modes import Contract, ContractError, Mode
 from server.engine.permissions.rulebook import RuleBook
 from server.engine.sandbox.base import Sandbox, SandboxError
 from server.engine.sandbox.factory import open_sandbox
@@ -185,11 +185,7 @@ class RunManager:
             return lambda: self.rulebook.contract(settings.autonomy)
         try:
             shared = self.rulebook.contract(settings.autonomy)
-            fixed = shared
-            if request.autonomy is not None:
-                fixed = fixed.with_level(check_level(request.autonomy))
-            if request.mode is not None:
-                fixed = fixed.with_mode(parse_mode(request.mode))
+            fixed = shared.changed(mode=request.mode, level=request.autonomy)
         except ContractError as exc:
             raise RunRequestError(str(exc)) from exc
         return lambda: fixed
@@ -201,11 +197,7 @@ class RunManager:
 
     def set_contract(self, *, mode: str | None = None, level: object = None) -> Contract:
         try:
-            contract = self.contract()
-            if level is not None:
-                contract = contract.with_level(check_level(level))
-            if mode is not None:
-                contract = contract.with_mode(parse_mode(mode))
+            contract = self.contract().changed(mode=mode, level=level)
         except ContractError as exc:
             raise RunRequestError(str(exc)) from exc
         return self.rulebook.set_contract(contract)

@@ -13,42 +13,12 @@ from starlette.routing import BaseRoute, Route
 
 from server.engine.approvals import ApprovalAnswer
 from server.engine.permissions.claude_import import import_claude_rules
-from server.engine.permissions.modes import BANDS, Contract, Mode
-from server.engine.permissions.rules import Rule, RuleError, Scope
+from server.engine.permissions.rules import RuleError, Scope
 from server.runtime.approvals import NothingToAnswer
 from server.runtime.runs import RunRequestError
 from server.web.api import _json_object, error, runs_of
 
 ANSWERS = ("allow_once", "allow_always", "deny")
-
-
-def safety_dict(contract: Contract) -> dict[str, Any]:
-    return {
-        "mode": contract.mode.value,
-        "level": contract.level,
-        "band": contract.band.value,
-        "modes": [mode.value for mode in Mode],
-        "bands": [{"name": band.value, "from": low, "to": high} for band, low, high in BANDS],
-    }
-
-
-def rule_dict(rule: Rule) -> dict[str, Any]:
-    return {
-        "id": rule.id,
-        "effect": rule.effect.value,
-        "spec": rule.spec,
-        "tool": rule.tool,
-        "pattern": rule.pattern,
-        "scope": rule.scope.value,
-        "workspace": rule.workspace,
-        "session_id": rule.session_id,
-        "provider": rule.provider,
-        "surface": rule.surface,
-        "source": rule.source,
-        "hits": rule.hits,
-        "last_used_at": rule.last_used_at,
-        "created_at": rule.created_at,
-    }
 
 
 def _optional(data: dict[str, Any], key: str) -> str | None:
@@ -65,7 +35,7 @@ async def get_safety(request: Request) -> JSONResponse:
         contract = runs_of(request).contract()
     except RunRequestError as exc:
         return error(400, str(exc))
-    return JSONResponse(safety_dict(contract))
+    return JSONResponse(contract.to_dict())
 
 
 async def put_safety(request: Request) -> JSONResponse:
@@ -76,20 +46,20 @@ async def put_safety(request: Request) -> JSONResponse:
         )
     except RunRequestError as exc:
         return error(400, str(exc))
-    return JSONResponse(safety_dict(contract))
+    return JSONResponse(contract.to_dict())
 
 
 async def emergency_stop(request: Request) -> JSONResponse:
     runs = runs_of(request)
     stopped = runs.emergency_stop()
-    return JSONResponse({"safety": safety_dict(runs.contract()), "stopped": stopped})
+    return JSONResponse({"safety": runs.contract().to_dict(), "stopped": stopped})
 
 
 async def list_rules(request: Request) -> JSONResponse:
     book = runs_of(request).rulebook
     params = request.query_params
     rules = book.rules(workspace=params.get("workspace"), session_id=params.get("session_id"))
-    return JSONResponse({"rules": [rule_dict(rule) for rule in rules]})
+    return JSONResponse({"rules": [rule.to_dict() for rule in rules]})
 
 
 async def create_rule(request: Request) -> JSONResponse:
@@ -106,7 +76,7 @@ async def create_rule(request: Request) -> JSONResponse:
         )
     except (RunRequestError, RuleError) as exc:
         return error(400, str(exc))
-    return JSONResponse({"rule": rule_dict(rule)}, status_code=201)
+    return JSONResponse({"rule": rule.to_dict()}, status_code=201)
 
 
 async def update_rule(request: Request) -> JSONResponse:
@@ -121,7 +91,7 @@ async def update_rule(request: Request) -> JSONResponse:
         rule = book.update(rule_id, **changes)
     except (RunRequestError, RuleError) as exc:
         return error(400, str(exc))
-    return JSONResponse({"rule": rule_dict(rule)})
+    return JSONResponse({"rule": rule.to_dict()})
 
 
 async def delete_rule(request: Request) -> JSONResponse:
@@ -146,7 +116,7 @@ async def import_rules(request: Request) -> JSONResponse:
         return error(400, str(exc))
     return JSONResponse(
         {
-            "imported": [rule_dict(rule) for rule in result.imported],
+            "imported": [rule.to_dict() for rule in result.imported],
             "skipped": [{"text": text, "reason": why} for text, why in result.skipped],
             "files": result.files,
         }

@@ -60,3 +60,23 @@ export const api = {
   recentWorkspaces: async () =>
     (await request("GET", "/api/workspaces/recent")).workspaces ?? [],
 };
+
+// The safety section of the API (docs/api.md, "Safety").
+function query(params) {
+  const pairs = Object.entries(params).filter(([, v]) => v);
+  return pairs.length ? `?${pairs.map(([k, v]) => `${k}=${enc(v)}`).join("&")}` : "";
+}
+
+export const safetyApi = {
+  get: () => request("GET", "/api/safety"),
+  put: (change) => request("PUT", "/api/safety", change),
+  emergencyStop: () => request("POST", "/api/safety/emergency-stop"),
+  rules: async ({ workspace, sessionId } = {}) =>
+    (await request("GET", `/api/rules${query({ workspace, session_id: sessionId })}`)).rules ?? [],
+  createRule: async (rule) => (await request("POST", "/api/rules", rule)).rule,
+  updateRule: async (id, rule) => (await request("PUT", `/api/rules/${enc(id)}`, rule)).rule,
+  deleteRule: (id) => request("DELETE", `/api/rules/${enc(id)}`),
+  importRules: (workspace) => request("POST", "/api/rules/import", { workspace }),
+  answer: (runId, callId, body) =>
+    request("POST", `/api/runs/${enc(runId)}/approvals/${enc(callId)}`, body),
+};

@@ -7,7 +7,7 @@
 // rebuilt the same way from a replayed history, resolved or still waiting.
 
 import { h } from "./dom.js";
-import { safetyApi } from "./safety.js";
+import { safetyApi } from "./api.js";
 import { answerText, argsList } from "./toolcard.js";
 
 const RISKS = new Set(["ReadOnly", "Mutating", "Exec", "Destructive", "Network"]);

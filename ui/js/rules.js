@@ -6,7 +6,7 @@
 
 import { byId, h } from "./dom.js";
 import { absoluteTime, relativeTime } from "./format.js";
-import { safetyApi } from "./safety.js";
+import { safetyApi } from "./api.js";
 
 const EFFECTS = ["allow", "ask", "deny"];
 const SCOPES = [

@@ -3,62 +3,10 @@
 // stop. The server owns the setting (docs/api.md, "Safety"): the UI sends
 // what the user chose and then shows what the server answered, since the
 // mode follows the dial's band and some modes override the dial.
-// Also the HTTP calls of that API section, shared by rules.js and approval.js.
 
-import { ApiError } from "./api.js";
+import { safetyApi } from "./api.js";
 import { byId, h } from "./dom.js";
 import { bandKey, Dial } from "./dial.js";
-
-// ---------- The safety half of the local API ----------
-
-async function request(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    throw new ApiError("Cannot reach the Sparrow server. Is it still running?", 0);
-  }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const message =
-      data && typeof data.error === "string" && data.error
-        ? data.error
-        : `The server answered ${response.status} ${response.statusText}`.trim();
-    throw new ApiError(message, response.status);
-  }
-  return data ?? {};
-}
-
-const enc = encodeURIComponent;
-
-function query(params) {
-  const pairs = Object.entries(params).filter(([, v]) => v);
-  return pairs.length ? `?${pairs.map(([k, v]) => `${k}=${enc(v)}`).join("&")}` : "";
-}
-
-export const safetyApi = {
-  get: () => request("GET", "/api/safety"),
-  put: (change) => request("PUT", "/api/safety", change),
-  emergencyStop: () => request("POST", "/api/safety/emergency-stop"),
-  rules: async ({ workspace, sessionId } = {}) =>
-    (await request("GET", `/api/rules${query({ workspace, session_id: sessionId })}`)).rules ?? [],
-  createRule: async (rule) => (await request("POST", "/api/rules", rule)).rule,
-  updateRule: async (id, rule) => (await request("PUT", `/api/rules/${enc(id)}`, rule)).rule,
-  deleteRule: (id) => request("DELETE", `/api/rules/${enc(id)}`),
-  importRules: (workspace) => request("POST", "/api/rules/import", { workspace }),
-  answer: (runId, callId, body) =>
-    request("POST", `/api/runs/${enc(runId)}/approvals/${enc(callId)}`, body),
-};
 
 // ---------- Words ----------
 

@@ -8,8 +8,6 @@ reported in its HookRun and the loop goes on.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from server.core.hook_config import HookConfig, HookSpec
 from server.engine.hooks.claude import SkippedHook, load_claude_hooks
+from server.engine.processes import kill_group
 from server.engine.sandbox.local import shell_environment
 
 # Once the hook's shell has exited, how long to keep reading output that a
@@ -136,7 +135,7 @@ async def _run_one(spec: HookSpec, data: bytes, cwd: Path, seconds: float, limit
         # Still running here means the time ran out (or the run was cancelled).
         if process.returncode is None:
             timed_out = True
-            _kill_group(process)
+            kill_group(process)
         with anyio.CancelScope(shield=True):
             await process.aclose()
     stdout, stderr = out.text(), err.text()
@@ -229,16 +228,6 @@ def _decision(spec: HookSpec, code: int, stdout: str, stderr: str) -> tuple[bool
 
 def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-def _kill_group(process: Process) -> None:
-    try:
-        if sys.platform == "win32":
-            process.kill()
-        else:
-            os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _ms(started: float) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 
 class Mode(StrEnum):
@@ -94,6 +94,26 @@ class Contract:
     @property
     def band(self) -> Band:
         return band_of(self.level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Safety object of docs/api.md: the contract, and what it can be."""
+        return {
+            "mode": self.mode.value,
+            "level": self.level,
+            "band": self.band.value,
+            "modes": [mode.value for mode in Mode],
+            "bands": [{"name": band.value, "from": low, "to": high} for band, low, high in BANDS],
+        }
+
+    def changed(self, *, mode: str | None = None, level: object = None) -> Contract:
+        """The level first, then the mode (so {"level": 0.9, "mode": "plan"} keeps
+        both); ContractError for a level or mode that does not exist."""
+        contract = self
+        if level is not None:
+            contract = contract.with_level(check_level(level))
+        if mode is not None:
+            contract = contract.with_mode(parse_mode(mode))
+        return contract
 
     @classmethod
     def of(cls, mode: str, level: float) -> Contract:

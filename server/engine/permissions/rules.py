@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from wcmatch import glob
 
@@ -76,6 +76,25 @@ class Rule:
     @property
     def spec(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Rule object of docs/api.md."""
+        return {
+            "id": self.id,
+            "effect": self.effect.value,
+            "spec": self.spec,
+            "tool": self.tool,
+            "pattern": self.pattern,
+            "scope": self.scope.value,
+            "workspace": self.workspace,
+            "session_id": self.session_id,
+            "provider": self.provider,
+            "surface": self.surface,
+            "source": self.source,
+            "hits": self.hits,
+            "last_used_at": self.last_used_at,
+            "created_at": self.created_at,
+        }
 
     @property
     def kind(self) -> str:

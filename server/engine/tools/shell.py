@@ -6,15 +6,13 @@ sees the exit code, stdout and stderr."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from typing import Any
 
 import anyio
-from anyio.abc import Process
 
+from server.engine.processes import kill_group
 from server.engine.sandbox.local import LocalSandbox
 from server.engine.tools.base import (
     Risk,
@@ -24,16 +22,6 @@ from server.engine.tools.base import (
     string_schema,
     truncate,
 )
-
-
-def _kill_group(process: Process) -> None:
-    try:
-        if sys.platform == "win32":
-            process.kill()
-        else:
-            os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class RunShell:
@@ -78,7 +66,7 @@ class RunShell:
         finally:
             with anyio.CancelScope(shield=True):
                 if process.returncode is None:
-                    _kill_group(process)
+                    kill_group(process)
                     await process.wait()
                 # Cancelled mid-read, the pipes are still open: close them now, not
                 # in a garbage collector's warning later.
