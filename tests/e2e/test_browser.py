@@ -107,6 +107,12 @@ def test_demo_run_streams_shows_tool_cards_and_completes(
     expect(shell.get_by_test_id("tool-output")).to_contain_text(DEMO_FILE)
 
     expect_complete_demo(app)
+    # Every value shown is a word, never a JavaScript placeholder.
+    shown = transcript.inner_text()
+    assert "null" not in shown and "undefined" not in shown, shown
+    expect(tool_card(app, "read_file").get_by_test_id("gate-text")).to_have_text(
+        "allowed: Autonomous · ReadOnly"
+    )
     expect(app.get_by_test_id("cancel-button")).to_be_hidden()
     expect(app.get_by_test_id("run-reason")).to_be_hidden()
     expect(app.get_by_test_id("token-usage")).to_contain_text("context")

@@ -153,7 +153,7 @@ export class ToolCard {
       h("span", { class: "gate-icon", "aria-hidden": "true" }, decision === "allow" ? "✓" : decision === "deny" ? "⊘" : "?"),
       h("span", { class: "gate-label" }, "Gate"),
       h("span", { class: "gate-text", "data-testid": "gate-text" }, text),
-      extra.length ? h("span", { class: "gate-extra" }, extra.join(", ")) : null,
+      ...(extra.length ? [h("span", { class: "gate-extra" }, extra.join(", "))] : []),
     );
     this.gate.hidden = false;
     if (decision === "deny") {
