@@ -369,3 +369,71 @@ def test_trusted_runs_without_asking_and_says_so(
     write.scroll_into_view_if_needed()
     page.evaluate("document.fonts.ready")
     page.screenshot(path=artifacts / "safety-trusted-run.png")
+
+
+def test_hooks_and_a_failing_verify_command_show_in_the_transcript(
+    app: Page, workspace: Path, sparrow_server: SparrowServer, artifacts: Path, tmp_path: Path
+) -> None:
+    """A blocking PreToolUse hook and a verify_command that fails once: the model
+    is told both, and the transcript shows both (the shared server runs autonomous)."""
+    # The hook blocks only writes under gen/: it reads the call on stdin.
+    veto = tmp_path / "veto.sh"
+    veto.write_text(
+        "#!/bin/sh\nif grep -q '\"gen/' ; then\n"
+        "  echo 'generated files are not edited by hand' >&2; exit 2\nfi\n"
+    )
+    veto.chmod(0o755)
+    config = sparrow_server.home / "config" / "config.toml"
+    before = config.read_text()
+    (workspace / ".sparrow").mkdir()
+    (workspace / ".sparrow" / "config.toml").write_text(
+        '[workspace]\nverify_command = "test -f fixed.txt || (echo fixed.txt is missing; exit 1)"\n'
+    )
+    write = {"tool": "write_file", "args": {"path": "notes.txt", "content": "hello\n"}}
+    generated = {"tool": "write_file", "args": {"path": "gen/out.txt", "content": "x"}}
+    fix = {"tool": "write_file", "args": {"path": "fixed.txt", "content": "ok\n"}}
+    script = {
+        "turns": [
+            {"text": "Writing.", "tool_calls": [write, generated]},
+            {"text": "Done."},
+            {"text": "The check failed; fixing.", "tool_calls": [fix]},
+            {"text": "Done now."},
+        ]
+    }
+    try:
+        config.write_text(
+            before + f'\n[[hooks.PreToolUse]]\nmatcher = "write_file"\ncommand = "{veto}"\n'
+        )
+        answer = app.request.post(
+            f"{sparrow_server.base_url}/api/runs",
+            data={
+                "workspace": str(workspace),
+                "task": "Hooks and verify.",
+                "model": "script",
+                "script": script,
+            },
+        )
+        assert answer.status == 201, answer.text()
+        run_id = answer.json()["run"]["id"]
+        app.goto(f"{sparrow_server.base_url}/#run={run_id}")
+        expect(app.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+    finally:
+        config.write_text(before)
+    cards = app.get_by_test_id("transcript").locator(
+        '[data-testid="tool-card"][data-tool="write_file"]'
+    )
+    expect(cards).to_have_count(3)
+    expect(cards.nth(1).get_by_test_id("tool-output")).to_contain_text(
+        "blocked by a PreToolUse hook: generated files are not edited by hand"
+    )
+    verifies = app.get_by_test_id("verify-result")
+    expect(verifies).to_have_count(2)
+    expect(verifies.nth(0)).to_have_attribute("data-ok", "false")
+    expect(verifies.nth(0)).to_contain_text("fixed.txt is missing")
+    expect(verifies.nth(1)).to_have_attribute("data-ok", "true")
+    assert not (workspace / "gen" / "out.txt").exists()
+    assert (workspace / "fixed.txt").is_file()
+    app.set_viewport_size({"width": 1280, "height": 1000})
+    cards.nth(1).evaluate("el => el.scrollIntoView({block: 'start'})")
+    app.evaluate("document.fonts.ready")
+    app.screenshot(path=artifacts / "safety-hooks-verify.png")
