@@ -127,6 +127,8 @@ async def run_agent(
             session_id=run.session_id,
         )
     )
+    if run.sandbox is not None and run.sandbox.note:
+        channel.emit(Notice(run_id=run.run_id, turn=0, text=run.sandbox.note))
     hooks = RunHooks(
         run.hooks,
         channel,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pygit2
 from starlette.testclient import TestClient
 
 from tests.web.conftest import WS
@@ -215,3 +216,24 @@ def test_a_sandbox_that_cannot_be_set_up_refuses_the_run_clearly(
         unknown.status_code == 400 and "local, local-hardened, worktree" in unknown.json()["error"]
     )
     assert client.get("/api/runs").json()["runs"] == []  # nothing half-started
+
+
+def test_a_worktree_run_says_where_its_work_is_and_leaves_the_folder_alone(
+    client: TestClient, workspace: Path
+) -> None:
+    repo = pygit2.init_repository(str(workspace))
+    (workspace / "a.txt").write_text("a\n")
+    repo.index.add("a.txt")
+    repo.index.write()
+    signature = pygit2.Signature("t", "t@example.com")
+    repo.create_commit("HEAD", signature, signature, "init", repo.index.write_tree(), [])
+    run = client.post(
+        "/api/runs",
+        json={"workspace": str(workspace), "task": "t", "model": "demo", "sandbox": "worktree"},
+    ).json()["run"]
+    events = _events_until(client, run["id"], "run_finished")
+    assert events[-1]["status"] == "completed"
+    note = next(e for e in events if e["type"] == "notice")
+    assert f"on the branch sparrow/{run['id']}" in note["text"]
+    assert not (workspace / "SPARROW_DEMO.md").exists()
+    assert f"sparrow/{run['id']}" in list(pygit2.Repository(str(workspace)).branches.local)

@@ -14,6 +14,8 @@ class Sandbox(Protocol):
     name: str
     # The folder the run works in: the workspace, or the run's own worktree.
     root: Path
+    # What the user should know about where the run's work lands ("" for nothing).
+    note: str
 
     def command(self, argv: list[str]) -> list[str]:
         """``argv`` wrapped so that it runs inside the sandbox."""

@@ -39,6 +39,7 @@ class HardenedSandbox:
         # bwrap binds real paths; a symlinked workspace would be bound at the
         # link's target, not where the commands' cwd points.
         self.root: Path = workspace.root.resolve()
+        self.note = "commands run under bubblewrap: network off, only the workspace writable"
         self._bwrap = find_bwrap()
         self._probe()
 

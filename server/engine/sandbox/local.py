@@ -49,6 +49,7 @@ class LocalSandbox:
 
     def __init__(self, workspace: Workspace) -> None:
         self.root: Path = workspace.root
+        self.note = ""
 
     def command(self, argv: list[str]) -> list[str]:
         return list(argv)

@@ -44,6 +44,11 @@ class WorktreeSandbox:
         # A workspace in a subfolder of its repository maps to the same
         # subfolder of the worktree.
         self.root: Path = self.path / inside
+        self.note = (
+            f"this run works in its own git worktree {self.root}, on the branch "
+            f"{self.branch}; {workspace.root} itself is not changed: review the branch and "
+            "merge it when you are happy with it"
+        )
 
     def command(self, argv: list[str]) -> list[str]:
         return list(argv)
