@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -37,6 +38,7 @@ SIZE = (1200, 760)
 MIN_SIZE = (760, 520)
 READY_LINE = "Sparrow window ready"
 SCREENSHOT_ENV = "SPARROW_SCREENSHOT"
+SCREENSHOT_SETTLE_SECONDS = 0.5
 
 
 def icon_path() -> Path | None:
@@ -207,6 +209,9 @@ class DesktopWindow:
 
     def _on_ready(self) -> None:
         if self._screenshot is not None:
+            # The web view paints asynchronously: give it a few frames, so the
+            # picture shows the page the script has just finished, not the one before.
+            time.sleep(SCREENSHOT_SETTLE_SECONDS)
             try:
                 self._save_screenshot(self._screenshot)
             except Exception as exc:
