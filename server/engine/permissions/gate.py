@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -129,9 +130,8 @@ def _boundary(facts: CallFacts) -> GateVerdict | None:
 
 
 def _check_path(workspace: Workspace, raw: str, writes: bool) -> GateVerdict | None:
-    found = protected_part(raw)
-    if found is not None:
-        return _protected(found, raw)
+    """The workspace's edge first (a write across it ends the run), then the
+    protected names, in the path as written and in the path it resolves to."""
     literal = os.path.normpath(raw.replace("\\", "/")) if raw else "."
     lexically_inside = not os.path.isabs(literal) and literal.split(os.sep)[0] != ".."
     try:
@@ -146,10 +146,22 @@ def _check_path(workspace: Workspace, raw: str, writes: bool) -> GateVerdict | N
         return GateVerdict(Decision.DENY, str(exc), "boundary")
     except OSError as exc:  # a symlink loop, or a path the file system refuses
         return GateVerdict(Decision.DENY, str(exc), "boundary")
-    found = protected_part(workspace.relative(resolved))
-    if found is not None:
-        return _protected(found, raw)
+    for path in (_as_written(workspace, raw), workspace.relative(resolved)):
+        found = protected_part(path)
+        if found is not None:
+            return _protected(found, raw)
     return None
+
+
+def _as_written(workspace: Workspace, raw: str) -> str:
+    """``raw`` as a workspace-relative path, before symlinks are followed. An
+    absolute path is judged below the workspace's root only: the folders the
+    workspace itself sits in are the user's business, not the rules'."""
+    written = Path(os.path.normpath(raw.replace("\\", "/")) if raw else ".")
+    if written.is_absolute():
+        root = workspace.root
+        written = written.relative_to(root) if written.is_relative_to(root) else Path(".")
+    return written.as_posix()
 
 
 def _protected(name: str, where: str) -> GateVerdict:
@@ -189,8 +201,7 @@ def _matches(rule: Rule, facts: CallFacts) -> bool:
         relative = facts.workspace.relative(facts.workspace.resolve(raw))
     except OSError:  # refused by the boundary already
         return False
-    literal = os.path.normpath(raw.replace("\\", "/")) if raw else "."
-    return rule.matches_path(relative) or rule.matches_path(literal)
+    return rule.matches_path(relative) or rule.matches_path(_as_written(facts.workspace, raw))
 
 
 def _by_command_rules(facts: CallFacts, rules: Sequence[Rule]) -> GateVerdict | None:

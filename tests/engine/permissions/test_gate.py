@@ -188,3 +188,24 @@ def test_the_boundary(workspace: Path, tmp_path: Path) -> None:
         assert gate(workspace, "read_file", [], auto, path=variant).decision == Decision.DENY
     assert gate(workspace, "glob", [], auto, pattern="**/.env").decision == Decision.DENY
     assert gate(workspace, "read_file", [], auto, path=".env.example").decision == Decision.ALLOW
+
+
+def test_a_write_across_the_edge_stops_the_run_even_into_a_protected_name(
+    workspace: Path,
+) -> None:
+    auto = Contract(Mode.AUTONOMOUS, 0.9)
+    for path in ("../.ssh/authorized_keys", str(Path.home() / ".ssh" / "authorized_keys")):
+        verdict = gate(workspace, "write_file", [], auto, path=path, content="key")
+        assert verdict.hard_stop is not None and "write outside the workspace" in verdict.hard_stop
+
+
+def test_folders_above_the_workspace_are_not_judged(tmp_path: Path) -> None:
+    # A workspace that happens to sit in a folder with a protected name.
+    workspace = tmp_path / ".env" / "project"
+    workspace.mkdir(parents=True)
+    (workspace / "a.txt").write_text("a")
+    auto = Contract(Mode.AUTONOMOUS, 0.9)
+    verdict = gate(workspace, "read_file", [], auto, path=str(workspace / "a.txt"))
+    assert verdict.decision == Decision.ALLOW
+    protected = gate(workspace, "read_file", [], auto, path=str(workspace / ".env"))
+    assert protected.decision == Decision.DENY
