@@ -5,8 +5,10 @@ same run, on the git command line doing the same work:
 
 - the first checkpoint (git: ``git add -A && git commit``);
 - an incremental checkpoint after changing one file, with the file tools'
-  ``changed_paths`` hint and without it (a stat scan of the whole workspace);
-  git: ``git add -A && git commit``;
+  ``changed_paths`` hint, and without it as the agent loop takes them: told
+  what changed by the kernel's file watch (inotify), and, for reference, with
+  the watch off (a stat scan of the whole workspace, what every checkpoint
+  falls back to when the watch cannot vouch); git: ``git add -A && git commit``;
 - a rewind of that file (git: ``git checkout -- FILE``); Sparrow's rewind also
   takes a checkpoint of the present first, so it can be undone. A whole-
   workspace rewind (stat scan + restore) is shown too, without a git anchor.
@@ -78,6 +80,7 @@ def measure() -> dict[str, float]:
     from server.core.paths import Paths
     from server.core.settings import CheckpointSettings
     from server.engine.checkpoints import CheckpointStore
+    from server.engine.checkpoints.watch import WATCHES
     from server.engine.store import Store
 
     figures: dict[str, float] = {}
@@ -102,7 +105,7 @@ def measure() -> dict[str, float]:
 
         target = "pkg123/mod045.py"
         original = (ours / target).read_bytes()
-        hinted, scanned, git_commit = [], [], []
+        hinted, scanned, full, git_commit = [], [], [], []
         for n in range(ROUNDS):
             for folder in (ours, theirs):
                 (folder / target).write_bytes(original + f"# edit {n} a\n".encode())
@@ -123,8 +126,15 @@ def measure() -> dict[str, float]:
                 _timed(checkpoints.create, ours, run_id="bench", turn=n, tool="run_shell")
             )
             _git(theirs, "git add -A", f"git commit -q -m edit{n}b")
+            for folder in (ours, theirs):
+                (folder / target).write_bytes(original + f"# edit {n} c\n".encode())
+            WATCHES.forget(str(ours))  # the fallback: a stat scan of everything
+            full.append(_timed(checkpoints.create, ours, run_id="bench", turn=n, tool="scan"))
+            checkpoints.create(ours, run_id="bench", turn=n, tool="rearm")  # the watch again
+            _git(theirs, "git add -A", f"git commit -q -m edit{n}c")
         figures["incremental_hint"] = median(hinted)
         figures["incremental_scan"] = median(scanned)
+        figures["incremental_full"] = median(full)
         figures["incremental_git"] = median(git_commit)
 
         base_cp = checkpoints.create(ours, run_id="bench", turn=99, tool="base")
@@ -168,7 +178,16 @@ def main() -> None:
         "<= git, <100ms",
     )
     line(
-        "incremental, one file, stat scan", "incremental_scan", "incremental_git", "<= git, <100ms"
+        "incremental, one file, no hint (file watch)",
+        "incremental_scan",
+        "incremental_git",
+        "<= git, <100ms",
+    )
+    line(
+        "incremental, one file, watch off: stat scan",
+        "incremental_full",
+        "incremental_git",
+        "report",
     )
     line("rewind one file (checkpoint first)", "rewind_file", "rewind_git", "<= git, <100ms")
     print(

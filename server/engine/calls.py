@@ -229,8 +229,9 @@ class CallPipeline:
         assert run.checkpoints is not None
         fields = {"tool_name": call.name, "turn": batch.turn}
         await self.hooks.fire("PreCheckpoint", fields, tool=call.name, call_id=call.id)
-        # No changed-paths hint: another run may be changing the same workspace, and
-        # only a stat scan sees its edits too.
+        # No changed-paths hint from the tools: another run, or the user, may be
+        # changing the same workspace; the file watch (or, failing it, a stat
+        # scan) sees every edit, whoever made it.
         create = functools.partial(
             run.checkpoints.create,
             run.workspace.root,

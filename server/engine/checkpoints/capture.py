@@ -39,6 +39,7 @@ class CaptureResult:
     bytes_stored: int = 0
     # paths whose manifest entry may differ from the old manifest's
     touched: set[str] = field(default_factory=set)
+    linked: bool = False  # a captured file has other hard links
 
 
 def normalize(root: str, raw: str) -> str | None:
@@ -122,6 +123,7 @@ def capture(
         blobs_written=sink.blobs_written,
         bytes_stored=sink.bytes_stored,
         touched=touched,
+        linked=scan.linked,
     )
 
 

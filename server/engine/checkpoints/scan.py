@@ -81,6 +81,9 @@ class Scan:
         self.candidates: list[tuple[str, os.stat_result]] = []
         self.read: list[str] = []  # paths whose entry was made anew
         self.hint_touched: set[str] | None = None  # None: every path was looked at
+        # A file with more than one link: a write through another link raises
+        # no event in the workspace, so a watch cannot vouch for it.
+        self.linked = False
 
     # -- what to look at -------------------------------------------------
 
@@ -236,6 +239,8 @@ class Scan:
             except OSError:
                 continue  # gone since the folder was listed
             key = known[0]
+            if st.st_nlink > 1:
+                self.linked = True
             if (
                 st.st_mtime_ns == key[2]
                 and st.st_ctime_ns == key[3]
@@ -289,6 +294,8 @@ class Scan:
     def _consider(self, path: str, st: os.stat_result) -> None:
         if self.hint_touched is not None:
             self.hint_touched.add(path)
+        if st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):
+            self.linked = True
         known = self.old.entries.get(path)
         if known is not None and known[0] == stat_key(st):
             self.entries[path] = known

@@ -38,6 +38,7 @@ from server.engine.checkpoints.model import (
 from server.engine.checkpoints.prune import GarbageStats, checkpoint_refs, collect_garbage
 from server.engine.checkpoints.rewind import restore
 from server.engine.checkpoints.shadow import REF_PREFIX, Shadow, locate, touch_stamp
+from server.engine.checkpoints.watch import WATCHES
 from server.engine.store.checkpoint_records import CheckpointRecord
 from server.engine.store.migrations import apply_migrations
 from server.engine.store.store import Store, new_id
@@ -169,6 +170,9 @@ class CheckpointStore:
     ) -> tuple[Checkpoint, Manifest]:
         workspace = str(shadow.workspace)
         old = self._manifest(repo, shadow)
+        if hint is None:
+            # What the kernel saw change since the last checkpoint; None: scan it all.
+            hint = WATCHES.hint(workspace, shadow.manifest_path, old.dirs if old.tree else ())
         stamp = touch_stamp(shadow)
         result = capture(repo, shadow, old, self._limits, stamp, hint)
         files = changed_paths(repo, self._latest_tree(repo, old, workspace), result.tree)
@@ -184,6 +188,9 @@ class CheckpointStore:
         repo.references.create(REF_PREFIX + checkpoint_id, commit)
         result.manifest.head = (checkpoint_id, result.tree)
         manifests.save(shadow.manifest_path, result.manifest, base=old, changed=result.touched)
+        WATCHES.captured(
+            workspace, shadow.manifest_path, result.manifest.dirs, linked=result.linked
+        )
         skipped = [SkippedFile(p, r) for p, r in sorted(result.manifest.skipped.items())]
         checkpoint = Checkpoint(
             id=checkpoint_id,
