@@ -1,9 +1,11 @@
-"""A client of the app's own ``/ws/monitor``, for the desktop's tray and notifications.
+"""A client of the app's own WebSockets (``/ws/monitor`` by default; ``/ws`` for
+the runs' events), for the desktop's tray and notifications.
 
 It runs in a daemon thread: connects with the launch token (as the ``token``
 query parameter, which the guard accepts on WebSockets) and the Origin the
 window itself sends, hands each message, decoded, to ``on_message``, and
-reconnects with backoff when the socket closes or the server is not up yet.
+reconnects with backoff when the socket closes or the server is not up yet;
+``hello`` messages are sent on every connection (a subscription, say).
 :meth:`MonitorClient.stop` ends it (the window does when it closes).
 """
 
@@ -40,8 +42,11 @@ class MonitorClient:
         on_disconnect: Callable[[], None] | None = None,
         host: str = "127.0.0.1",
         max_delay: float = MAX_DELAY,
+        path: str = "/ws/monitor",
+        hello: tuple[dict[str, Any], ...] = (),
     ) -> None:
-        self.url = f"ws://{host}:{port}/ws/monitor?token={quote(token, safe='')}"
+        self.url = f"ws://{host}:{port}{path}?token={quote(token, safe='')}"
+        self._hello = tuple(json.dumps(message) for message in hello)
         self.origin = Origin(f"http://{host}:{port}")
         self._on_message = on_message
         self._on_connect = on_connect
@@ -96,6 +101,8 @@ class MonitorClient:
                 return
             self._connection = connection
         self.connections += 1
+        for message in self._hello:
+            connection.send(message)
         self._call(self._on_connect)
         try:
             while not self._stop.is_set():

@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any
 
 from desktop.alert_service import AlertService
+from desktop.approval_alerts import ApprovalAlerts
 from desktop.bridge import Bridge
 from desktop.output import complain, say
 from desktop.qt_env import uses_qt
@@ -71,6 +72,7 @@ class DesktopWindow:
         self._close_requested = False
         self._server_failed = False
         self._alerts: AlertService | None = None  # context warnings: notices and tray
+        self._approvals: ApprovalAlerts | None = None  # runs waiting for an answer
         self._ended = False  # webview.start() returned: start no more alerts
         self._tray: Any = None  # desktop.tray.Tray, when the desktop has a tray
         self.bridge = Bridge(on_ready=self._on_ready, pick_folder=self._pick_folder)
@@ -110,9 +112,11 @@ class DesktopWindow:
             signal.signal(signal.SIGTERM, previous)
             with self._lock:
                 self._ended = True
-                alerts = self._alerts
+                alerts, approvals = self._alerts, self._approvals
             if alerts is not None:
                 alerts.stop()
+            if approvals is not None:
+                approvals.stop()
         return 1 if self._server_failed else 0
 
     def close(self) -> None:
@@ -147,11 +151,13 @@ class DesktopWindow:
         tray = self._tray
         if tray is not None:
             alerts.set_show_state(tray.show_state)
+        approvals = ApprovalAlerts(self._server.port, self._server.token, send=notifier.send)
         with self._lock:
             if self._ended:  # the window closed before the server served
                 return
-            self._alerts = alerts
+            self._alerts, self._approvals = alerts, approvals
             alerts.start()
+            approvals.start()
 
     def _on_before_show(self) -> None:
         # Synchronous, on the GUI thread, once Qt has built the window.
