@@ -174,20 +174,25 @@ class CheckpointStore:
             # What the kernel saw change since the last checkpoint; None: scan it all.
             hint = WATCHES.hint(workspace, shadow.manifest_path, old.dirs if old.tree else ())
         stamp = touch_stamp(shadow)
-        result = capture(repo, shadow, old, self._limits, stamp, hint)
-        files = changed_paths(repo, self._latest_tree(repo, old, workspace), result.tree)
-        created = time.time()
-        signature = pygit2.Signature(*_SIGNATURE, int(created), 0)
-        message = f"{tool}: {reason}\n\nrun {run_id}, turn {turn}\nworkspace {workspace}\n"
-        commit = repo.create_commit(
-            None, signature, signature, message, pygit2.Oid(raw=result.tree), []
-        )
-        checkpoint_id = new_id("cp")
-        while REF_PREFIX + checkpoint_id in repo.references:  # same second, same random part
+        try:
+            result = capture(repo, shadow, old, self._limits, stamp, hint)
+            files = changed_paths(repo, self._latest_tree(repo, old, workspace), result.tree)
+            created = time.time()
+            signature = pygit2.Signature(*_SIGNATURE, int(created), 0)
+            message = f"{tool}: {reason}\n\nrun {run_id}, turn {turn}\nworkspace {workspace}\n"
+            commit = repo.create_commit(
+                None, signature, signature, message, pygit2.Oid(raw=result.tree), []
+            )
             checkpoint_id = new_id("cp")
-        repo.references.create(REF_PREFIX + checkpoint_id, commit)
-        result.manifest.head = (checkpoint_id, result.tree)
-        manifests.save(shadow.manifest_path, result.manifest, base=old, changed=result.touched)
+            while REF_PREFIX + checkpoint_id in repo.references:  # same second, same random part
+                checkpoint_id = new_id("cp")
+            repo.references.create(REF_PREFIX + checkpoint_id, commit)
+            result.manifest.head = (checkpoint_id, result.tree)
+            manifests.save(shadow.manifest_path, result.manifest, base=old, changed=result.touched)
+        except BaseException:
+            # The drained events are recorded nowhere yet: scan it all next time.
+            WATCHES.forget(workspace)
+            raise
         WATCHES.captured(
             workspace, shadow.manifest_path, result.manifest.dirs, linked=result.linked
         )

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.core.paths import Paths
-from server.engine.checkpoints import Checkpoint, CheckpointStore
+from server.engine.checkpoints import Checkpoint, CheckpointError, CheckpointStore
 from server.engine.checkpoints.watch import WATCHES, file_system_of
 from tests.conftest import require
 from tests.engine.checkpoints.helpers import State, files_of, make_store
@@ -204,6 +204,32 @@ def test_a_moved_folder_is_scanned_again(paths: Paths, workspace: Path, move: st
         (workspace / ("moved" if move == "folder" else "d2/e") / "f.txt").write_text("changed")
         made = checkpoints.create(workspace, run_id="r", turn=0, tool="t")
         assert tree_files(checkpoints, workspace, made) == files_of(workspace)
+    finally:
+        WATCHES.forget(str(workspace))
+        store.close()
+
+
+def test_a_checkpoint_that_fails_after_the_drain_does_not_lose_the_changes(
+    paths: Paths, workspace: Path
+) -> None:
+    require("a local file system with inotify (Linux)", WATCHABLE)
+    (workspace / "a.txt").write_text("one")
+    store, checkpoints = make_store(paths)
+    try:
+        _checkpoint_twice(checkpoints, workspace)
+        # Its references cannot be written: the checkpoint fails after the watch
+        # was drained and the workspace captured.
+        refs = checkpoints.shadow(workspace).gitdir / "refs" / "sparrow"
+        kept = refs.with_name("sparrow-kept")
+        refs.rename(kept)
+        refs.write_text("not a folder")
+        (workspace / "a.txt").write_text("two")
+        with pytest.raises(CheckpointError):
+            checkpoints.create(workspace, run_id="r", turn=0, tool="t")
+        refs.unlink()
+        kept.rename(refs)
+        made = checkpoints.create(workspace, run_id="r", turn=0, tool="t")
+        assert tree_files(checkpoints, workspace, made)["a.txt"][1] == b"two"
     finally:
         WATCHES.forget(str(workspace))
         store.close()
