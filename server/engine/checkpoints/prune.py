@@ -20,13 +20,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
+from server.engine.checkpoints import manifest as manifests
+from server.engine.checkpoints.manifest import Manifest
+from server.engine.checkpoints.model import Checkpoint
 from server.engine.checkpoints.pack import PackWriter, read_pack_ids
 from server.engine.checkpoints.shadow import REF_PREFIX, Shadow
+
+_DAY = 86_400.0
 
 MAX_PACKS = 16
 _PACK_KIND = {
@@ -161,3 +169,50 @@ def collect_garbage(shadow: Shadow, keep_tree: bytes | None) -> GarbageStats:
         with contextlib.suppress(OSError):
             (objects / f"{fanout:02x}").rmdir()
     return GarbageStats(objects_removed=removed, bytes_freed=max(freed, 0))
+
+
+def beyond_limits(
+    checkpoints: Iterable[Checkpoint], *, max_age_days: float | None, keep: int | None
+) -> dict[str, list[str]]:
+    """The ids to delete, by workspace: older than ``max_age_days``, or beyond the
+    newest ``keep`` of their workspace (``checkpoints`` newest first)."""
+    cutoff = time.time() - max_age_days * _DAY if max_age_days is not None else None
+    doomed: dict[str, list[str]] = {}
+    by_workspace: dict[str, int] = {}
+    for checkpoint in checkpoints:
+        rank = by_workspace.get(checkpoint.workspace, 0)
+        by_workspace[checkpoint.workspace] = rank + 1
+        too_many = keep is not None and rank >= keep
+        too_old = cutoff is not None and checkpoint.created_at < cutoff
+        if too_many or too_old:
+            doomed.setdefault(checkpoint.workspace, []).append(checkpoint.id)
+    return doomed
+
+
+def drop_refs(
+    shadow: Shadow,
+    kept: set[str],
+    manifest_of: Callable[[pygit2.Repository, Shadow], Manifest],
+) -> GarbageStats:
+    """Delete the refs of checkpoints not in ``kept`` (those just deleted, and
+    any a crash left behind), then collect the garbage. Lock held."""
+    repo = shadow.open(bare=True)
+    try:
+        for checkpoint_id in checkpoint_refs(repo):
+            if checkpoint_id not in kept:
+                repo.references.delete(REF_PREFIX + checkpoint_id)
+        keep_tree = manifest_of(repo, shadow).tree
+    finally:
+        repo.free()
+    if not kept and not shadow.workspace.is_dir():
+        # Nothing left to rewind to, and no workspace to checkpoint again.
+        manifests.forget(shadow.manifest_path)
+        size = size_of(shadow.gitdir)
+        shutil.rmtree(shadow.gitdir, ignore_errors=True)
+        return GarbageStats(objects_removed=0, bytes_freed=size)
+    return collect_garbage(shadow, keep_tree)
+
+
+def size_of(folder: Path) -> int:
+    """The bytes of every file under ``folder``."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())

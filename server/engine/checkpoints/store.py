@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import shutil
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,7 +34,7 @@ from server.engine.checkpoints.model import (
     RollbackResult,
     SkippedFile,
 )
-from server.engine.checkpoints.prune import GarbageStats, checkpoint_refs, collect_garbage
+from server.engine.checkpoints.prune import GarbageStats, beyond_limits, drop_refs, size_of
 from server.engine.checkpoints.rewind import restore
 from server.engine.checkpoints.shadow import REF_PREFIX, Shadow, locate, touch_stamp
 from server.engine.checkpoints.watch import WATCHES
@@ -44,7 +43,6 @@ from server.engine.store.migrations import apply_migrations
 from server.engine.store.store import Store, new_id
 
 _SIGNATURE = ("Sparrow", "sparrow@localhost")
-_DAY = 86_400.0
 
 
 def _to_checkpoint(row: CheckpointRecord) -> Checkpoint:
@@ -88,7 +86,7 @@ class CheckpointStore:
 
     def disk_usage(self, workspace: str | Path) -> int:
         """Bytes the shadow repository of ``workspace`` takes on disk."""
-        return _size_of(self.shadow(workspace).gitdir)
+        return size_of(self.shadow(workspace).gitdir)
 
     @contextmanager
     def _open(self, shadow: Shadow) -> Iterator[pygit2.Repository]:
@@ -388,16 +386,7 @@ class CheckpointStore:
         """Delete checkpoints older than ``max_age_days`` and those beyond the
         newest ``keep`` of each workspace (None: no limit of that kind), then
         free their space. Returns how many were deleted."""
-        cutoff = time.time() - max_age_days * _DAY if max_age_days is not None else None
-        doomed: dict[str, builtins.list[str]] = {}
-        by_workspace: dict[str, int] = {}
-        for checkpoint in self.list(workspace):
-            rank = by_workspace.get(checkpoint.workspace, 0)
-            by_workspace[checkpoint.workspace] = rank + 1
-            too_many = keep is not None and rank >= keep
-            too_old = cutoff is not None and checkpoint.created_at < cutoff
-            if too_many or too_old:
-                doomed.setdefault(checkpoint.workspace, []).append(checkpoint.id)
+        doomed = beyond_limits(self.list(workspace), max_age_days=max_age_days, keep=keep)
         return sum(self._delete(Path(ws), ids) for ws, ids in doomed.items())
 
     def prune_by_settings(self, workspace: Path | None = None) -> int:
@@ -439,26 +428,7 @@ class CheckpointStore:
                 CheckpointRecord.workspace == workspace
             )
         }
-        repo = shadow.open(bare=True)
-        try:
-            for checkpoint_id in checkpoint_refs(repo):
-                if checkpoint_id not in kept:
-                    repo.references.delete(REF_PREFIX + checkpoint_id)
-            keep_tree = self._manifest(repo, shadow).tree
-        finally:
-            repo.free()
-        if not kept and not shadow.workspace.is_dir():
-            # Nothing left to rewind to, and no workspace to checkpoint again.
-            manifests.forget(shadow.manifest_path)
-            size = _size_of(shadow.gitdir)
-            shutil.rmtree(shadow.gitdir, ignore_errors=True)
-            return GarbageStats(objects_removed=0, bytes_freed=size)
-        return collect_garbage(shadow, keep_tree)
-
-
-def _size_of(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
+        return drop_refs(shadow, kept, self._manifest)
 
 def _normalized(root: Path, paths: Iterable[str]) -> builtins.list[str]:
     found = []
