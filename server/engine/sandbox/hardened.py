@@ -2,7 +2,8 @@
 
 Inside, the whole filesystem is read-only except the workspace (and a private,
 empty /tmp); the workspace's ``.git`` stays read-only so a command cannot
-rewrite history or the checkpoints' view of it; the network is off."""
+rewrite history or the checkpoints' view of it; the usual credential folders
+and files of the home folder are hidden; the network is off."""
 
 from __future__ import annotations
 
@@ -16,6 +17,33 @@ from server.engine.workspace import Workspace
 
 # The probe runs a no-op; a working bwrap answers in milliseconds.
 _PROBE_TIMEOUT_SECONDS = 15.0
+# Credentials in the home folder, hidden from commands: with the network off a
+# command cannot send them anywhere, but it could copy them into the workspace,
+# where the model would read them.
+SECRET_DIRS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+)
+SECRET_FILES = (".netrc", ".git-credentials", ".pypirc", ".npmrc", ".pgpass")
+
+
+def _hidden(home: Path, workspace: Path) -> list[str]:
+    """bwrap arguments that put empty stand-ins over the credentials under ``home``."""
+    hidden: list[str] = []
+    for name in SECRET_DIRS:
+        folder = home / name
+        if folder.is_dir() and not workspace.is_relative_to(folder):
+            hidden += ["--tmpfs", str(folder)]
+    for name in SECRET_FILES:
+        if (home / name).is_file():
+            hidden += ["--ro-bind", "/dev/null", str(home / name)]
+    return hidden
 
 
 def find_bwrap() -> str:
@@ -51,6 +79,7 @@ class HardenedSandbox:
             "--dev", "/dev",
             "--proc", "/proc",
             "--tmpfs", "/tmp",
+            *_hidden(Path.home(), self.root),
             # After the tmpfs: a workspace under /tmp would otherwise be hidden by it.
             "--bind", root, root,
         ]  # fmt: skip

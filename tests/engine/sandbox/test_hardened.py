@@ -1,6 +1,8 @@
 import shlex
+import shutil
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,3 +128,26 @@ def test_a_bwrap_that_cannot_work_here_fails_at_open_with_its_words(
     monkeypatch.setenv("PATH", str(folder))
     with pytest.raises(SandboxError, match="No permissions to create new namespace"):
         HardenedSandbox(open_workspace(workspace))
+
+
+async def test_credentials_in_the_home_folder_are_hidden(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_program("bwrap")
+    # Not under /tmp: the sandbox's private /tmp would hide everything there anyway.
+    home = Path(tempfile.mkdtemp(prefix="sparrow-home-", dir="/var/tmp"))
+    try:
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+        (home / ".netrc").write_text("machine example.com password hunter2")
+        (home / "notes.txt").write_text("not a secret")
+        monkeypatch.setenv("HOME", str(home))
+        sandbox = HardenedSandbox(open_workspace(workspace))
+        command = f"cat {home}/.ssh/id_ed25519 {home}/.netrc {home}/notes.txt; ls -A {home}/.ssh"
+        out = await RunShell().run({"command": command}, _ctx(workspace, sandbox))
+        assert "PRIVATE KEY" not in out.content and "hunter2" not in out.content
+        assert "id_ed25519" not in out.content.split("stderr:")[0]
+        assert "not a secret" in out.content  # the rest of the home folder reads as before
+        assert (home / ".ssh" / "id_ed25519").read_text() == "PRIVATE KEY"  # untouched
+    finally:
+        shutil.rmtree(home)
