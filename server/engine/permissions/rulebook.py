@@ -5,7 +5,9 @@ in the window, takes effect at a live run's next call, in any process."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import time
 from collections.abc import Collection
 from dataclasses import replace
@@ -47,6 +49,20 @@ def _to_rule(row: RuleRecord) -> Rule:
     )
 
 
+def _columns(rule: Rule) -> dict[str, str | None]:
+    """The columns that say what a rule is (not its id, origin or use)."""
+    return {
+        "effect": rule.effect.value,
+        "tool": rule.tool,
+        "pattern": rule.pattern,
+        "scope": rule.scope.value,
+        "workspace": rule.workspace,
+        "session_id": rule.session_id,
+        "provider": rule.provider,
+        "surface": rule.surface,
+    }
+
+
 class RuleBook:
     def __init__(self, store: Store, known_tools: Collection[str]) -> None:
         self.store = store
@@ -83,17 +99,7 @@ class RuleBook:
             return same
         saved = replace(rule, id=new_id("p"), created_at=time.time(), hits=0)
         RuleRecord.create(
-            id=saved.id,
-            effect=saved.effect.value,
-            tool=saved.tool,
-            pattern=saved.pattern,
-            scope=saved.scope.value,
-            workspace=saved.workspace,
-            session_id=saved.session_id,
-            provider=saved.provider,
-            surface=saved.surface,
-            source=saved.source,
-            created_at=saved.created_at,
+            id=saved.id, source=saved.source, created_at=saved.created_at, **_columns(saved)
         )
         return saved
 
@@ -152,16 +158,7 @@ class RuleBook:
             surface=fields["surface"],
             source=current.source,
         )
-        RuleRecord.update(
-            effect=rule.effect.value,
-            tool=rule.tool,
-            pattern=rule.pattern,
-            scope=rule.scope.value,
-            workspace=rule.workspace,
-            session_id=rule.session_id,
-            provider=rule.provider,
-            surface=rule.surface,
-        ).where(RuleRecord.id == rule_id).execute()
+        RuleRecord.update(**_columns(rule)).where(RuleRecord.id == rule_id).execute()
         updated = self.get(rule_id)
         assert updated is not None
         return updated
@@ -179,16 +176,12 @@ class RuleBook:
         ).execute()
 
     def _identical(self, rule: Rule) -> Rule | None:
-        row = RuleRecord.get_or_none(
-            (RuleRecord.effect == rule.effect.value)
-            & (RuleRecord.tool == rule.tool)
-            & (fn.COALESCE(RuleRecord.pattern, "") == (rule.pattern or ""))
-            & (RuleRecord.scope == rule.scope.value)
-            & (fn.COALESCE(RuleRecord.workspace, "") == (rule.workspace or ""))
-            & (fn.COALESCE(RuleRecord.session_id, "") == (rule.session_id or ""))
-            & (fn.COALESCE(RuleRecord.provider, "") == (rule.provider or ""))
-            & (fn.COALESCE(RuleRecord.surface, "") == (rule.surface or ""))
-        )
+        # NULL never equals NULL in SQL: an absent pattern or scope target is "".
+        same = [
+            fn.COALESCE(getattr(RuleRecord, name), "") == (value or "")
+            for name, value in _columns(rule).items()
+        ]
+        row = RuleRecord.get_or_none(functools.reduce(operator.and_, same))
         return _to_rule(row) if row is not None else None
 
     # --- the contract: mode and dial ------------------------------------------
