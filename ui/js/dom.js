@@ -48,3 +48,9 @@ export function byId(id) {
   if (!el) throw new Error(`#${id} is missing from index.html`);
   return el;
 }
+
+/** Show ``text`` in ``el`` (an error line, say), or hide it when there is none. */
+export function showText(el, text) {
+  el.textContent = text;
+  el.hidden = !text;
+}

@@ -3,7 +3,7 @@
 // message is shown inline and the typed task is never lost.
 
 import { api } from "./api.js";
-import { byId, h } from "./dom.js";
+import { byId, h, showText } from "./dom.js";
 import { chooseFolder, onDesktop } from "./bridge.js";
 
 export class RunForm {
@@ -78,13 +78,11 @@ export class RunForm {
   }
 
   showError(message) {
-    this.error.textContent = message;
-    this.error.hidden = false;
+    showText(this.error, message);
   }
 
   clearError() {
-    this.error.hidden = true;
-    this.error.textContent = "";
+    showText(this.error, "");
   }
 
   async submit() {

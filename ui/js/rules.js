@@ -4,7 +4,7 @@
 // defaults), and import from the workspace's .claude/settings.json. The server
 // parses every rule: its 400 message is shown where the rule was typed.
 
-import { byId, h } from "./dom.js";
+import { byId, h, showText } from "./dom.js";
 import { absoluteTime, relativeTime } from "./format.js";
 import { safetyApi } from "./api.js";
 
@@ -283,12 +283,10 @@ export class RulesView {
   }
 
   showError(message) {
-    this.error.textContent = message;
-    this.error.hidden = false;
+    showText(this.error, message);
   }
 
   hideError() {
-    this.error.hidden = true;
-    this.error.textContent = "";
+    showText(this.error, "");
   }
 }

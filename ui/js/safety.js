@@ -5,7 +5,7 @@
 // mode follows the dial's band and some modes override the dial.
 
 import { safetyApi } from "./api.js";
-import { byId, h } from "./dom.js";
+import { byId, h, showText } from "./dom.js";
 import { bandKey, Dial } from "./dial.js";
 
 // ---------- Words ----------
@@ -214,12 +214,10 @@ export class SafetyControls {
   }
 
   showError(message) {
-    this.error.textContent = message;
-    this.error.hidden = false;
+    showText(this.error, message);
   }
 
   hideError() {
-    this.error.hidden = true;
-    this.error.textContent = "";
+    showText(this.error, "");
   }
 }
