@@ -10,7 +10,7 @@ from pathlib import Path
 import pygit2
 
 from server.engine.sandbox.base import SandboxError
-from server.engine.sandbox.local import shell_environment
+from server.engine.sandbox.local import LocalSandbox
 from server.engine.workspace import Workspace
 
 # The run id names a folder, a worktree (a folder under .git/worktrees) and a
@@ -22,8 +22,9 @@ def branch_name(run_id: str) -> str:
     return f"sparrow/{run_id}"
 
 
-class WorktreeSandbox:
-    """Created from HEAD: uncommitted changes in the workspace are not in it.
+class WorktreeSandbox(LocalSandbox):
+    """The local sandbox, in a worktree of the run's own. Created from HEAD:
+    uncommitted changes in the workspace are not in it.
 
     ``close()`` leaves the worktree folder and its branch in place: they hold
     the run's work, for the user to review, merge or delete (``git worktree
@@ -50,14 +51,6 @@ class WorktreeSandbox:
             "merge it when you are happy with it"
         )
 
-    def command(self, argv: list[str]) -> list[str]:
-        return list(argv)
-
-    def environment(self) -> dict[str, str]:
-        return shell_environment()
-
-    def close(self) -> None:
-        pass
 
 
 def _open_repository(root: Path) -> tuple[pygit2.Repository, Path]:
