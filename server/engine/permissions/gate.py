@@ -178,30 +178,37 @@ def _by_rules(facts: CallFacts, rules: Sequence[Rule]) -> GateVerdict | None:
     """Deny wins over everything, then ask, then allow; None when no rule matches."""
     if facts.risk == Risk.EXEC and isinstance(facts.args.get("command"), str):
         return _by_command_rules(facts, rules)
+    paths = _rule_paths(facts)
+    url = facts.args.get("url")
+    host = urlsplit(url).hostname if isinstance(url, str) else None
     for effect in (Effect.DENY, Effect.ASK, Effect.ALLOW):
         for rule in rules:
-            if rule.effect == effect and _matches(rule, facts):
+            if rule.effect == effect and _matches(rule, paths, host):
                 return _rule_verdict(facts, rule)
     return None
 
 
-def _matches(rule: Rule, facts: CallFacts) -> bool:
-    if rule.pattern is None:
-        return True
-    if rule.kind == "domain":
-        url = facts.args.get("url")
-        host = urlsplit(url).hostname if isinstance(url, str) else None
-        return host is not None and rule.matches_domain(host)
-    if rule.kind == "command":
-        return False  # only the command path below judges commands
+def _rule_paths(facts: CallFacts) -> tuple[str, ...]:
+    """The call's path as rules see it, resolved and as written; () for none.
+    Worked out once per call: resolving touches the file system."""
     raw = facts.args.get("path")
     if not isinstance(raw, str):
-        return False
+        return ()
     try:
         relative = facts.workspace.relative(facts.workspace.resolve(raw))
     except OSError:  # refused by the boundary already
-        return False
-    return rule.matches_path(relative) or rule.matches_path(_as_written(facts.workspace, raw))
+        return ()
+    return (relative, _as_written(facts.workspace, raw))
+
+
+def _matches(rule: Rule, paths: tuple[str, ...], host: str | None) -> bool:
+    if rule.pattern is None:
+        return True
+    if rule.kind == "domain":
+        return host is not None and rule.matches_domain(host)
+    if rule.kind == "command":
+        return False  # only the command path below judges commands
+    return any(rule.matches_path(path) for path in paths)
 
 
 def _by_command_rules(facts: CallFacts, rules: Sequence[Rule]) -> GateVerdict | None:
