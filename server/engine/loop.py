@@ -249,14 +249,13 @@ async def _verify(
     verify_ctx = dataclasses.replace(ctx, settings=dataclasses.replace(settings, shell=shell))
     started = time.perf_counter()
     output = await RunShell().run({"command": command}, verify_ctx)
-    code = _exit_code(output.content)
     channel.emit(
         VerifyFinished(
             run_id=run.run_id,
             turn=turn,
             command=command,
             ok=output.ok,
-            exit_code=code,
+            exit_code=output.exit_code,
             output=output.content,
             duration_ms=round((time.perf_counter() - started) * 1000),
         )
@@ -267,13 +266,3 @@ async def _verify(
         f"The workspace's verify_command `{command}` failed after your changes:\n"
         f"{output.content}\n\nFix what it reports, then say you are done."
     )
-
-
-def _exit_code(content: str) -> int | None:
-    first = content.split("\n", 1)[0]
-    if first.startswith("exit code "):
-        try:
-            return int(first.removeprefix("exit code "))
-        except ValueError:
-            return None
-    return None

@@ -34,6 +34,7 @@ class ToolOutput:
     ok: bool
     content: str
     truncated: bool = False
+    exit_code: int | None = None  # a command's, when one ran to its end
 
 
 def _nothing_denied(relative: str) -> bool:

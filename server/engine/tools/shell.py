@@ -97,5 +97,8 @@ def _result(
     if stderr:
         parts.append(f"stderr:\n{stderr.rstrip()}")
     return ToolOutput(
-        ok=timeout is None and code == 0, content="\n".join(parts), truncated=cut_out or cut_err
+        ok=timeout is None and code == 0,
+        content="\n".join(parts),
+        truncated=cut_out or cut_err,
+        exit_code=code if timeout is None else None,
     )
