@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from anyio.abc import Process
+from anyio.abc import ByteReceiveStream, Process
 
 
 def kill_group(process: Process) -> None:
@@ -19,3 +19,24 @@ def kill_group(process: Process) -> None:
             os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class CappedOutput:
+    """What a child wrote to one pipe, kept up to ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.cut = False  # more was written than kept
+
+    async def drain(self, stream: ByteReceiveStream) -> None:
+        # Keep reading past the cap so the child never blocks on a full pipe.
+        async for chunk in stream:
+            room = self.limit - len(self.data)
+            if len(chunk) > room:
+                self.cut = True
+            if room > 0:
+                self.data.extend(chunk[:room])
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")

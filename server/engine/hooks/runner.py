@@ -20,7 +20,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from server.core.hook_config import HookConfig, HookSpec
 from server.engine.hooks.claude import SkippedHook, load_claude_hooks
-from server.engine.processes import kill_group
+from server.engine.processes import CappedOutput, kill_group
 from server.engine.sandbox.local import shell_environment
 
 # Once the hook's shell has exited, how long to keep reading output that a
@@ -126,7 +126,7 @@ async def _run_one(spec: HookSpec, data: bytes, cwd: Path, seconds: float, limit
         )
     except OSError as exc:
         return HookRun(spec, None, "", str(exc), False, _ms(started), False, "")
-    out, err = _Capture(limit), _Capture(limit)
+    out, err = CappedOutput(limit), CappedOutput(limit)
     timed_out = False
     try:
         with anyio.move_on_after(seconds):
@@ -154,12 +154,12 @@ async def _run_one(spec: HookSpec, data: bytes, cwd: Path, seconds: float, limit
     )
 
 
-async def _communicate(process: Process, data: bytes, out: _Capture, err: _Capture) -> None:
+async def _communicate(process: Process, data: bytes, out: CappedOutput, err: CappedOutput) -> None:
     assert process.stdin and process.stdout and process.stderr
     drained = anyio.Event()
     pending = [2]
 
-    async def drain(stream: ByteReceiveStream, sink: _Capture) -> None:
+    async def drain(stream: ByteReceiveStream, sink: CappedOutput) -> None:
         await sink.drain(stream)
         pending[0] -= 1
         if not pending[0]:
@@ -183,25 +183,6 @@ async def _feed(stdin: ByteSendStream, data: bytes) -> None:
         await stdin.aclose()
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         pass
-
-
-class _Capture:
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.cut = False
-
-    async def drain(self, stream: ByteReceiveStream) -> None:
-        # Keep reading past the cap so the child never blocks on a full pipe.
-        async for chunk in stream:
-            room = self.limit - len(self.data)
-            if len(chunk) > room:
-                self.cut = True
-            if room > 0:
-                self.data.extend(chunk[:room])
-
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
 
 
 def _decision(spec: HookSpec, code: int, stdout: str, stderr: str) -> tuple[bool, str]:

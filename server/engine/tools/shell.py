@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from server.engine.processes import kill_group
+from server.engine.processes import CappedOutput, kill_group
 from server.engine.sandbox.local import LocalSandbox
 from server.engine.tools.base import (
     Risk,
@@ -52,15 +52,15 @@ class RunShell:
             stderr=subprocess.PIPE,
             start_new_session=sys.platform != "win32",
         )
-        out = bytearray()
-        err = bytearray()
+        # One byte over the limit: enough for truncate() to know it cut.
+        out, err = CappedOutput(limit + 1), CappedOutput(limit + 1)
         timed_out = False
         try:
             with anyio.move_on_after(timeout) as scope:
                 async with anyio.create_task_group() as tg:
                     assert process.stdout is not None and process.stderr is not None
-                    tg.start_soon(_drain, process.stdout, out, limit)
-                    tg.start_soon(_drain, process.stderr, err, limit)
+                    tg.start_soon(out.drain, process.stdout)
+                    tg.start_soon(err.drain, process.stderr)
                 await process.wait()
             timed_out = scope.cancelled_caught
         finally:
@@ -74,19 +74,11 @@ class RunShell:
         return _result(process.returncode, out, err, limit, timeout if timed_out else None)
 
 
-async def _drain(stream: Any, sink: bytearray, limit: int) -> None:
-    # Keep reading past the cap so the child never blocks on a full pipe.
-    async for chunk in stream:
-        room = limit + 1 - len(sink)
-        if room > 0:
-            sink.extend(chunk[:room])
-
-
 def _result(
-    code: int | None, out: bytearray, err: bytearray, limit: int, timeout: float | None
+    code: int | None, out: CappedOutput, err: CappedOutput, limit: int, timeout: float | None
 ) -> ToolOutput:
-    stdout, cut_out = truncate(out.decode("utf-8", errors="replace"), limit)
-    stderr, cut_err = truncate(err.decode("utf-8", errors="replace"), limit)
+    stdout, cut_out = truncate(out.text(), limit)
+    stderr, cut_err = truncate(err.text(), limit)
     parts = []
     if timeout is not None:
         parts.append(f"timed out after {timeout:g} s; the command and its children were killed")
