@@ -31,6 +31,11 @@ class Decision(StrEnum):
 CHANGES_WORKSPACE: Final = frozenset({Risk.MUTATING, Risk.EXEC, Risk.DESTRUCTIVE})
 
 
+def needs_checkpoint(risk: Risk, decision: Decision) -> bool:
+    """architecture.md: every Mutating / Exec / Destructive call that may run."""
+    return risk in CHANGES_WORKSPACE and decision != Decision.DENY
+
+
 @dataclass(frozen=True)
 class Verdict:
     decision: Decision
@@ -91,7 +96,7 @@ def autonomy_verdict(band: Band, risk: Risk) -> Verdict:
     cell = TABLE[risk][band]
     return Verdict(
         decision=cell.decision,
-        needs_checkpoint=risk in CHANGES_WORKSPACE and cell.decision != Decision.DENY,
+        needs_checkpoint=needs_checkpoint(risk, cell.decision),
         notify=cell.notify,
         reason=f"{band} · {risk}: {cell.text()}",
         sandboxed=cell.sandbox,

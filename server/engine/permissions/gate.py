@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from server.engine.permissions.autonomy import CHANGES_WORKSPACE, Decision, autonomy_verdict
+from server.engine.permissions.autonomy import Decision, autonomy_verdict, needs_checkpoint
 from server.engine.permissions.commands import mentioned_anywhere, split_command
 from server.engine.permissions.modes import BAND_OF_MODE, Contract, Mode
 from server.engine.permissions.protected import protected_part, protected_word
@@ -99,10 +99,6 @@ def judge(facts: CallFacts, contract: Contract, rules: Sequence[Rule]) -> GateVe
 
 def _read_only(facts: CallFacts) -> GateVerdict:
     return GateVerdict(Decision.DENY, f"read-only mode: {facts.risk} tools are denied", "mode")
-
-
-def _checkpointed(facts: CallFacts, decision: Decision) -> bool:
-    return facts.risk in CHANGES_WORKSPACE and decision != Decision.DENY
 
 
 def _boundary(facts: CallFacts) -> GateVerdict | None:
@@ -249,6 +245,6 @@ def _rule_verdict(facts: CallFacts, rule: Rule, part: str | None = None) -> Gate
         decision,
         f"{verb} by rule {rule.spec}{what}",
         "rule",
-        needs_checkpoint=_checkpointed(facts, decision),
+        needs_checkpoint=needs_checkpoint(facts.risk, decision),
         rule=rule,
     )
