@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -43,6 +43,20 @@ def start_run(page: Page, workspace: Path | str, task: str) -> None:
 def run_id_of(page: Page) -> str:
     expect(page).to_have_url(re.compile(r"#run=r-"))
     return page.url.split("#run=", 1)[1]
+
+
+def open_scripted_run(
+    page: Page, server: SparrowServer, workspace: Path, task: str, script: dict[str, Any]
+) -> str:
+    """Start a run of a scripted model through the API and open it; its id."""
+    answer = page.request.post(
+        f"{server.base_url}/api/runs",
+        data={"workspace": str(workspace), "task": task, "model": "script", "script": script},
+    )
+    assert answer.status == 201, answer.text()
+    run_id: str = answer.json()["run"]["id"]
+    page.goto(f"{server.base_url}/#run={run_id}")
+    return run_id
 
 
 def tool_card(page: Page, tool: str) -> Locator:
@@ -288,17 +302,7 @@ def test_long_values_fold_and_failed_calls_are_marked(
             {"text": "Done."},
         ]
     }
-    answer = app.context.request.post(
-        f"{sparrow_server.base_url}/api/runs",
-        data={
-            "workspace": str(workspace),
-            "task": "Fold what is long.",
-            "model": "script",
-            "script": script,
-        },
-    )
-    assert answer.status == 201, answer.text()
-    app.goto(f"{sparrow_server.base_url}/#run={answer.json()['run']['id']}")
+    open_scripted_run(app, sparrow_server, workspace, "Fold what is long.", script)
     expect(app.get_by_test_id("run-end")).to_be_visible(timeout=RUN_TIMEOUT_MS)
 
     read = tool_card(app, "read_file")

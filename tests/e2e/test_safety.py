@@ -17,7 +17,13 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from server.providers.demo import DEMO_FILE
-from tests.e2e.test_browser import RUN_TIMEOUT_MS, run_id_of, start_run, tool_card
+from tests.e2e.test_browser import (
+    RUN_TIMEOUT_MS,
+    open_scripted_run,
+    run_id_of,
+    start_run,
+    tool_card,
+)
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import SparrowServer
@@ -192,18 +198,7 @@ def test_allow_always_saves_the_rule_shown_and_the_next_call_runs_by_it(
             {"text": "Done."},
         ]
     }
-    answer = page.request.post(
-        f"{sparrow_server.base_url}/api/runs",
-        data={
-            "workspace": str(workspace),
-            "task": "Write a note twice.",
-            "model": "script",
-            "script": script,
-        },
-    )
-    assert answer.status == 201, answer.text()
-    run_id = answer.json()["run"]["id"]
-    page.goto(f"{sparrow_server.base_url}/#run={run_id}")
+    run_id = open_scripted_run(page, sparrow_server, workspace, "Write a note twice.", script)
 
     card = page.get_by_test_id("approval-card")
     expect(card).to_have_count(1, timeout=RUN_TIMEOUT_MS)
@@ -404,18 +399,7 @@ def test_hooks_and_a_failing_verify_command_show_in_the_transcript(
         config.write_text(
             before + f'\n[[hooks.PreToolUse]]\nmatcher = "write_file"\ncommand = "{veto}"\n'
         )
-        answer = app.request.post(
-            f"{sparrow_server.base_url}/api/runs",
-            data={
-                "workspace": str(workspace),
-                "task": "Hooks and verify.",
-                "model": "script",
-                "script": script,
-            },
-        )
-        assert answer.status == 201, answer.text()
-        run_id = answer.json()["run"]["id"]
-        app.goto(f"{sparrow_server.base_url}/#run={run_id}")
+        open_scripted_run(app, sparrow_server, workspace, "Hooks and verify.", script)
         expect(app.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
     finally:
         config.write_text(before)
