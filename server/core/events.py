@@ -43,23 +43,103 @@ class RunStarted(Event):
     workspace: str
     model: str
     session_id: str
+    model_reason: str = ""  # why this model: chosen, routed (and why), the conversation's
+    context_window: int | None = None  # tokens; None: not known
+    continues: str = ""  # the run of the same conversation this one follows
 
 
 @dataclass(kw_only=True)
-class TextDelta(Event):
+class ContextAssembled(Event):
+    """What every request of the run starts with: the system prompt and the
+    tools, and how much of the conversation came from its earlier runs."""
+
+    type: ClassVar[str] = "context_assembled"
+    system: str
+    tools: list[dict[str, Any]]  # name, description, parameters (JSON schema)
+    instructions: str = ""  # the project's instruction file, relative to the workspace
+    instructions_cut: bool = False  # it was longer than the limit and was cut
+    history: int = 0  # messages carried over from the conversation's earlier runs
+
+
+@dataclass(kw_only=True)
+class MessageAdded(Event):
+    """A message joins the conversation at ``index`` (counted across its runs);
+    ``message`` is the provider-neutral form (server/providers/codec.py)."""
+
+    type: ClassVar[str] = "message_added"
+    index: int
+    message: dict[str, Any]
+
+
+@dataclass(kw_only=True)
+class ModelRequested(Event):
+    """A request goes to the model with the conversation's first ``messages`` messages."""
+
+    type: ClassVar[str] = "model_requested"
+    turn: int
+    messages: int
+    attempt: int = 1
+
+
+class StreamDelta(Event):
+    """A piece of streamed text; consecutive pieces of the same stream merge into
+    one wherever they queue (a slow subscriber, a live run's history)."""
+
+    text: str
+
+    def merge_key(self) -> tuple[object, ...]:
+        raise NotImplementedError
+
+    def merged(self, later: Any) -> Any:
+        """One delta standing for this one and a later one of the same stream."""
+        return dataclasses.replace(later, text=self.text + later.text)
+
+
+@dataclass(kw_only=True)
+class TextDelta(StreamDelta):
     type: ClassVar[str] = "text_delta"
     turn: int
     text: str
 
-    def merged(self, later: TextDelta) -> TextDelta:
-        """One delta standing for this one and a later one of the same turn."""
-        return TextDelta(
-            run_id=self.run_id,
-            seq=later.seq,
-            ts=later.ts,
-            turn=later.turn,
-            text=self.text + later.text,
-        )
+    def merge_key(self) -> tuple[object, ...]:
+        return (self.type, self.run_id, self.turn)
+
+
+@dataclass(kw_only=True)
+class ThinkingDelta(StreamDelta):
+    """The model's thinking as it streams (shown folded)."""
+
+    type: ClassVar[str] = "thinking_delta"
+    turn: int
+    text: str
+
+    def merge_key(self) -> tuple[object, ...]:
+        return (self.type, self.run_id, self.turn)
+
+
+@dataclass(kw_only=True)
+class ToolCallDelta(StreamDelta):
+    """A tool call's arguments (JSON text) while the model writes them; the call
+    itself follows as ``tool_requested``."""
+
+    type: ClassVar[str] = "tool_call_delta"
+    turn: int
+    call_id: str
+    tool: str
+    text: str
+
+    def merge_key(self) -> tuple[object, ...]:
+        return (self.type, self.run_id, self.turn, self.call_id)
+
+
+@dataclass(kw_only=True)
+class TurnDiscarded(Event):
+    """What streamed of this turn's response is void (the connection dropped):
+    it stays in the transcript, marked, and is not part of the conversation."""
+
+    type: ClassVar[str] = "turn_discarded"
+    turn: int
+    reason: str
 
 
 @dataclass(kw_only=True)
@@ -94,6 +174,8 @@ class UsageReported(Event):
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     output_tokens: int = 0
+    # What this response cost in USD, from the vendor's prices; None: not known.
+    cost_usd: float | None = None
 
 
 @dataclass(kw_only=True)
@@ -214,7 +296,13 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted,
+        ContextAssembled,
+        MessageAdded,
+        ModelRequested,
         TextDelta,
+        ThinkingDelta,
+        ToolCallDelta,
+        TurnDiscarded,
         ToolRequested,
         ToolResult,
         UsageReported,

@@ -27,6 +27,10 @@ PERMISSION_MODES: Final = (
     "emergency-stop",
 )
 SANDBOXES: Final = ("local", "local-hardened", "worktree")
+# The wire formats an endpoint of [providers.NAME] can speak (``kind``).
+PROVIDER_KINDS: Final = ("anthropic", "openai", "openai-chat")
+THINKING_LEVELS: Final = ("", "off", "low", "medium", "high")
+TASK_CLASSES: Final = ("question", "small_edit", "large_change", "long_running")
 
 
 class SettingsError(ValueError):
@@ -131,6 +135,48 @@ class WorkspaceSettings:
 
 
 @dataclass(frozen=True)
+class ProviderSettings:
+    """One ``[providers.NAME]`` table: an endpoint of the user's own, or a
+    built-in provider moved (``base_url``) or described further."""
+
+    base_url: str = ""
+    kind: str = ""  # anthropic | openai (Responses API) | openai-chat (Chat Completions)
+    label: str = ""
+    api_key_env: str = ""  # an environment variable that holds its key
+    context_window: int = 0  # tokens, for its models when nothing else says (0: unknown)
+    models: list[str] = field(default_factory=list)  # offered when the endpoint lists none
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """``[models]``: which model runs when none is chosen, and how it is called."""
+
+    default: str = ""  # a model id, "provider:model"; "" until one is chosen
+    thinking: str = ""  # off | low | medium | high; "": the model's own default
+    max_output_tokens: int = 0  # 0: the model's own default
+    max_retries: int = 4  # for rate limits, overload and server errors
+    request_timeout_seconds: float = 600.0
+    # Context windows by model-id prefix, where the price data is silent or wrong.
+    windows: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RoutingSettings:
+    """``[routing]``: the model for each class of task ("": the default model)."""
+
+    question: str = ""
+    small_edit: str = ""
+    large_change: str = ""
+    long_running: str = ""
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    # The project's instruction file (AGENTS.md, …) is cut after this many bytes.
+    instructions_limit_bytes: int = 32_000
+
+
+@dataclass(frozen=True)
 class Settings:
     shell: ShellSettings = field(default_factory=ShellSettings)
     files: FileSettings = field(default_factory=FileSettings)
@@ -143,6 +189,12 @@ class Settings:
     budget: BudgetSettings = field(default_factory=BudgetSettings)
     workspace: WorkspaceSettings = field(default_factory=WorkspaceSettings)
     hooks: HookConfig = field(default_factory=HookConfig)
+    models: ModelSettings = field(default_factory=ModelSettings)
+    routing: RoutingSettings = field(default_factory=RoutingSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    providers: dict[str, ProviderSettings] = field(
+        default_factory=dict, metadata={"table_of": ProviderSettings}
+    )
 
 
 T = TypeVar("T")
@@ -156,6 +208,17 @@ def _apply(current: T, table: dict[str, Any], where: str) -> T:
         if key not in known:
             raise SettingsError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
         old = getattr(current, key)
+        table_of = known[key].metadata.get("table_of")
+        if table_of is not None:
+            if not isinstance(value, dict):
+                raise SettingsError(f"{where}: '{key}' must be a table")
+            tables = dict(old)
+            for name, entry in value.items():
+                if not isinstance(entry, dict):
+                    raise SettingsError(f"{where}.{key}.{name}: must be a table")
+                tables[name] = _apply(tables.get(name, table_of()), entry, f"{where}.{key}.{name}")
+            changes[key] = tables
+            continue
         if isinstance(old, HookConfig):
             if not isinstance(value, dict):
                 raise SettingsError(f"{where}: '{key}' must be a table")
@@ -208,6 +271,19 @@ def _check(settings: Settings, where: str) -> Settings:
             f"{where}: permissions.sandbox must be one of {', '.join(SANDBOXES)}, "
             f"not {settings.permissions.sandbox!r}"
         )
+    if settings.models.thinking not in THINKING_LEVELS:
+        raise SettingsError(
+            f"{where}: models.thinking must be one of off, low, medium, high, "
+            f"not {settings.models.thinking!r}"
+        )
+    for name, provider in settings.providers.items():
+        if not all(isinstance(m, str) for m in provider.models):
+            raise SettingsError(f"{where}: providers.{name}.models must be a list of model names")
+        if provider.kind and provider.kind not in PROVIDER_KINDS:
+            raise SettingsError(
+                f"{where}: providers.{name}.kind must be one of {', '.join(PROVIDER_KINDS)}, "
+                f"not {provider.kind!r}"
+            )
     for model, price in settings.budget.prices.items():
         if not (
             isinstance(price, list)
@@ -233,6 +309,13 @@ def load_settings(config_file: Path, workspace: Path | None = None) -> Settings:
             raise SettingsError(
                 f"{local}: [autonomy] cannot be set by a workspace; use the app's dial, "
                 "`sparrow autonomy`, or your own config.toml"
+            )
+        if "providers" in table:
+            # A cloned repository must not point a provider at its own server:
+            # Sparrow would send it the user's API key.
+            raise SettingsError(
+                f"{local}: [providers] cannot be set by a workspace (it would decide where "
+                "your API keys are sent); set endpoints in your own config.toml"
             )
         if "hooks" in table and not settings.hooks.workspace_hooks:
             raise SettingsError(

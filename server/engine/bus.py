@@ -4,9 +4,10 @@ Two kinds of consumer:
 - sinks (the transcript recorder, a run's history) are called inline and see
   every event: they must not lose one, and they are quick;
 - subscriptions (WebSocket connections, the CLI printer, notifications) each
-  get a bounded queue. Publishing never waits for them: consecutive text deltas
-  of a run merge in the queue, and a subscriber that still falls ``limit``
-  events behind is marked lagged and closed, to resubscribe from history.
+  get a bounded queue. Publishing never waits for them: consecutive deltas of
+  a stream (text, thinking, a tool call's arguments) merge in the queue, and a
+  subscriber that still falls ``limit`` events behind is marked lagged and
+  closed, to resubscribe from history.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Final
 
 import anyio
 
-from server.core.events import Event, TextDelta
+from server.core.events import Event, StreamDelta
 
 Sink = Callable[[Event], None]
 ALL_RUNS: Final = "*"
@@ -46,13 +47,9 @@ class Subscription:
         if self.closed:
             return
         items = self._items
-        if isinstance(event, TextDelta) and items:
+        if isinstance(event, StreamDelta) and items:
             last = items[-1]
-            if (
-                isinstance(last, TextDelta)
-                and last.run_id == event.run_id
-                and last.turn == event.turn
-            ):
+            if isinstance(last, StreamDelta) and last.merge_key() == event.merge_key():
                 items[-1] = last.merged(event)
                 self._wakeup.set()
                 return

@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from server.core.events import Event, TextDelta
+from server.core.events import Event, StreamDelta
 from server.engine.bus import EventBus
 
 
 class RunHistory:
-    """The events of a live run, with consecutive text deltas merged, so that a
+    """The events of a live run, with consecutive deltas of a stream merged, so that a
     client connecting mid-run can be brought up to date without a long replay."""
 
     def __init__(self) -> None:
@@ -19,9 +19,9 @@ class RunHistory:
 
     def __call__(self, event: Event) -> None:
         events = self.events
-        if isinstance(event, TextDelta) and events:
+        if isinstance(event, StreamDelta) and events:
             last = events[-1]
-            if isinstance(last, TextDelta) and last.turn == event.turn:
+            if isinstance(last, StreamDelta) and last.merge_key() == event.merge_key():
                 events[-1] = last.merged(event)
                 return
         events.append(event)

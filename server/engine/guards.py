@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from server.core.settings import BudgetSettings
 from server.providers.base import Usage
+from server.providers.pricing import Pricer
 
 FAILURES_IN_A_ROW = 3
 
@@ -16,37 +17,31 @@ class HardStop(Exception):
     """Ends the run with status ``stopped``; the message is the user's reason."""
 
 
-def price_of(budget: BudgetSettings, model: str) -> list[float] | None:
-    """The price of the longest model-name prefix that has one."""
-    best = None
-    for prefix, price in budget.prices.items():
-        if model.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
-            best = (prefix, price)
-    return best[1] if best else None
-
-
 @dataclass
 class Budget:
     limits: BudgetSettings
     model: str
+    # What a response costs; None: not known (a local model, a proxy, no price data).
+    pricer: Pricer | None = None
     tokens: int = 0
     cost_usd: float = 0.0
 
     def check_start(self) -> None:
-        if self.limits.max_cost_usd > 0 and price_of(self.limits, self.model) is None:
+        if self.limits.max_cost_usd > 0 and self.pricer is None:
             raise HardStop(
-                f"budget: max_cost_usd is set but [budget.prices] has no price for the model "
-                f"'{self.model}', so its cost cannot be kept under the limit"
+                f"budget: max_cost_usd is set but the cost of the model '{self.model}' is not "
+                "known (no price data for it at this endpoint): give its price in "
+                "[budget.prices], or remove the limit"
             )
 
-    def spend(self, usage: Usage) -> None:
-        spent_in = (
-            usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
-        )
-        self.tokens += spent_in + usage.output_tokens
-        price = price_of(self.limits, self.model)
-        if price is not None:
-            self.cost_usd += (spent_in * price[0] + usage.output_tokens * price[1]) / 1_000_000
+    def cost_of(self, usage: Usage) -> float | None:
+        return self.pricer(usage) if self.pricer is not None else None
+
+    def spend(self, usage: Usage, cost: float | None) -> None:
+        """Count one response (and its cost, when known); HardStop past a limit."""
+        self.tokens += usage.context_tokens + usage.output_tokens
+        if cost is not None:
+            self.cost_usd += cost
         limit = self.limits.max_tokens
         if limit and self.tokens > limit:
             raise HardStop(f"budget exceeded: {self.tokens:,} tokens used, the limit is {limit:,}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -17,11 +18,16 @@ from typing import TYPE_CHECKING, Final
 import anyio
 
 from server.core.events import (
+    ContextAssembled,
+    ModelRequested,
     Notice,
     RunFinished,
     RunStarted,
     RunStatus,
     TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    TurnDiscarded,
     UsageReported,
     VerifyFinished,
 )
@@ -29,10 +35,12 @@ from server.core.settings import Settings
 from server.engine.approvals import Approver
 from server.engine.calls import Batch, CallPipeline, CallState
 from server.engine.channel import RunChannel
+from server.engine.conversation import Conversation
 from server.engine.guards import Budget, HardStop
 from server.engine.permissions.autonomy import Decision
 from server.engine.permissions.modes import Contract
 from server.engine.run_hooks import RunHooks
+from server.engine.system_prompt import git_summary, project_instructions, system_prompt
 from server.engine.tools.base import ToolContext
 from server.engine.tools.registry import ToolSet
 from server.engine.tools.shell import RunShell
@@ -42,13 +50,20 @@ from server.providers.base import (
     Message,
     Provider,
     ProviderError,
+    ResponseDiscarded,
+    RetryNotice,
     TextChunk,
+    Thinking,
+    ThinkingBlock,
+    ThinkingChunk,
+    ToolArgsChunk,
     ToolCall,
     ToolCallChunk,
-    Usage,
+    ToolSpec,
     UsageChunk,
     UserMessage,
 )
+from server.providers.pricing import ModelFacts, model_facts
 
 if TYPE_CHECKING:  # pygit2 costs ~20 MB: loaded with the first checkpoint, not at start-up
     from server.engine.checkpoints import CheckpointStore
@@ -88,6 +103,12 @@ class AgentRun:
     # The user's workspace when the run works elsewhere (its worktree): rules
     # and approvals saved "for this workspace" are scoped to it.
     home: Path | None = None
+    # The conversation before this run's task (its earlier runs), oldest first.
+    history: Sequence[Message] = ()
+    continues: str = ""  # the run this one follows in the conversation
+    model_reason: str = ""  # why this model (shown in the run header)
+    # The model's context window and prices; None: nothing is known of either.
+    model_facts: ModelFacts | None = None
 
     @property
     def scope_root(self) -> str:
@@ -118,6 +139,9 @@ async def run_agent(
     control's reason) before the cancellation propagates.
     """
     control = control or RunControl()
+    if run.model_facts is None:  # a model given directly (tests, scripts): what settings say
+        run.model_facts = model_facts(run.provider.name, run.settings, price_id=None)
+    facts = run.model_facts
     channel.emit(
         RunStarted(
             run_id=run.run_id,
@@ -125,6 +149,9 @@ async def run_agent(
             workspace=str(run.workspace.root),
             model=run.provider.name,
             session_id=run.session_id,
+            model_reason=run.model_reason,
+            context_window=facts.context_window,
+            continues=run.continues,
         )
     )
     if run.sandbox is not None and run.sandbox.note:
@@ -142,7 +169,8 @@ async def run_agent(
         with anyio.CancelScope(
             deadline=anyio.current_time() + wall if wall else float("inf")
         ) as budget_scope:
-            outcome = await _loop(run, channel, control, hooks)
+            async with run.provider:
+                outcome = await _loop(run, channel, control, hooks)
         if budget_scope.cancelled_caught:
             outcome = RunOutcome(
                 "stopped",
@@ -177,46 +205,148 @@ async def run_agent(
     return outcome
 
 
+async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -> str:
+    """The system prompt of every request of this run, announced as context_assembled."""
+    settings = run.settings
+    git = await anyio.to_thread.run_sync(git_summary, run.workspace.root)
+    instructions = project_instructions(run.workspace, settings.context.instructions_limit_bytes)
+    system = system_prompt(
+        run.workspace,
+        run.contract(),
+        git=git,
+        instructions=instructions,
+        shell_timeout=settings.shell.timeout_seconds,
+    )
+    channel.emit(
+        ContextAssembled(
+            run_id=run.run_id,
+            system=system,
+            tools=[dataclasses.asdict(spec) for spec in specs],
+            instructions=instructions.path if instructions else "",
+            instructions_cut=bool(instructions and instructions.cut),
+            history=len(run.history),
+        )
+    )
+    if instructions is not None and instructions.cut:
+        channel.emit(
+            Notice(
+                run_id=run.run_id,
+                turn=0,
+                text=f"{instructions.path} is {instructions.size:,} bytes: the model gets only "
+                f"its first {settings.context.instructions_limit_bytes:,} "
+                "([context] instructions_limit_bytes)",
+            )
+        )
+    return system
+
+
 async def _loop(
     run: AgentRun, channel: RunChannel, control: RunControl, hooks: RunHooks
 ) -> RunOutcome:
-    messages: list[Message] = [UserMessage(run.task)]
     specs = run.tools.specs()
+    system = await _assemble(run, channel, specs)
+    conversation = Conversation(channel, run.history)
+    conversation.add(UserMessage(run.task))
     ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
     state = CallState()
     pipeline = CallPipeline(run, channel, ctx, hooks, state)
-    budget = Budget(run.settings.budget, run.provider.name)
+    pricer = run.model_facts.pricer if run.model_facts else None
+    budget = Budget(run.settings.budget, run.provider.name, pricer)
     budget.check_start()
     await hooks.fire(
-        "SessionStart", {"task": run.task, "model": run.provider.name, "source": "startup"}
+        "SessionStart",
+        {
+            "task": run.task,
+            "model": run.provider.name,
+            "source": "resume" if run.history else "startup",
+        },
     )
+    streamer = _ReplyStreamer(run, channel, budget)
     for turn in range(1, MAX_TURNS + 1):
         control.turns = turn
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        usage: Usage | None = None
-        async for part in run.provider.stream(messages, specs):
-            if isinstance(part, TextChunk):
-                text.append(part.text)
-                channel.emit(TextDelta(run_id=run.run_id, turn=turn, text=part.text))
-            elif isinstance(part, ToolCallChunk):
-                calls.append(part.call)
-            elif isinstance(part, UsageChunk):
-                usage = part.usage
-        if usage is not None:
-            channel.emit(UsageReported(run_id=run.run_id, turn=turn, **usage.__dict__))
-            budget.spend(usage)
-        messages.append(AssistantMessage("".join(text), tuple(calls)))
-        if not calls:
+        channel.emit(ModelRequested(run_id=run.run_id, turn=turn, messages=len(conversation)))
+        reply = await streamer.reply(turn, conversation.messages, specs, system)
+        conversation.add(reply)
+        if not reply.tool_calls:
             verdict = await _verify(run, channel, ctx, pipeline, turn)
             if verdict is None:
                 return RunOutcome("completed", "the model gave its final answer", turn)
-            messages.append(UserMessage(verdict))
+            conversation.add(UserMessage(verdict))
             continue
         batch = Batch(turn)
-        for call in calls:
-            messages.append(await pipeline.call(batch, call))
+        for call in reply.tool_calls:
+            conversation.add(await pipeline.call(batch, call))
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
+
+
+@dataclass
+class _ReplyStreamer:
+    """One model response, streamed to the surfaces as it comes and gathered
+    into the message that joins the conversation."""
+
+    run: AgentRun
+    channel: RunChannel
+    budget: Budget
+    usage_missing_told: bool = False
+
+    async def reply(
+        self, turn: int, messages: list[Message], specs: list[ToolSpec], system: str
+    ) -> AssistantMessage:
+        run_id = self.run.run_id
+        emit = self.channel.emit
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        thinking: list[Thinking] = []
+        usage_seen = False
+        stream = self.run.provider.stream(messages, specs, system)
+        async with aclosing(stream) as parts:
+            async for part in parts:
+                if isinstance(part, TextChunk):
+                    text.append(part.text)
+                    emit(TextDelta(run_id=run_id, turn=turn, text=part.text))
+                elif isinstance(part, ThinkingChunk):
+                    emit(ThinkingDelta(run_id=run_id, turn=turn, text=part.text))
+                elif isinstance(part, ThinkingBlock):
+                    thinking.append(part.thinking)
+                elif isinstance(part, ToolArgsChunk):
+                    emit(
+                        ToolCallDelta(
+                            run_id=run_id,
+                            turn=turn,
+                            call_id=part.call_id,
+                            tool=part.tool,
+                            text=part.text,
+                        )
+                    )
+                elif isinstance(part, ToolCallChunk):
+                    calls.append(part.call)
+                elif isinstance(part, UsageChunk):
+                    usage_seen = True
+                    cost = self.budget.cost_of(part.usage)
+                    emit(
+                        UsageReported(
+                            run_id=run_id, turn=turn, cost_usd=cost, **part.usage.__dict__
+                        )
+                    )
+                    self.budget.spend(part.usage, cost)
+                elif isinstance(part, RetryNotice):
+                    emit(Notice(run_id=run_id, turn=turn, text=part.text))
+                elif isinstance(part, ResponseDiscarded):
+                    text.clear()
+                    calls.clear()
+                    thinking.clear()
+                    emit(TurnDiscarded(run_id=run_id, turn=turn, reason=part.reason))
+        if not usage_seen and not self.usage_missing_told:
+            self.usage_missing_told = True
+            emit(
+                Notice(
+                    run_id=run_id,
+                    turn=turn,
+                    text=f"{self.run.provider.name} reports no token usage: this run's "
+                    "tokens and cost are not counted",
+                )
+            )
+        return AssistantMessage("".join(text), tuple(calls), tuple(thinking))
 
 
 async def _verify(

@@ -1,7 +1,7 @@
 """Transcripts: each run's events as JSON lines in ``<state>/transcripts/<run-id>.jsonl``.
 
 The recorder writes every event as it is published and flushes at every event
-but a text delta: the line of a tool request is on disk before the tool changes
+but a streamed delta: the line of a tool request is on disk before the tool changes
 the workspace, and a crash can lose at most the tail of the text being
 streamed. Reading is forgiving: a malformed line (a crash mid-write, a hand
 edit) is reported with its number and skipped.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from server.core.events import Event, EventDecodeError, TextDelta, event_from_dict
+from server.core.events import Event, EventDecodeError, StreamDelta, event_from_dict
 
 
 class TranscriptRecorder:
@@ -28,7 +28,7 @@ class TranscriptRecorder:
         if self._handle is None:
             return
         self._handle.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
-        if not isinstance(event, TextDelta):
+        if not isinstance(event, StreamDelta):
             self._handle.flush()
 
     def close(self) -> None:

@@ -1,14 +1,20 @@
 """The one small interface between the engine and a model.
 
-A provider streams one response to a conversation: text chunks, complete tool
-calls and the usage the model reports. The engine never sees a vendor's types.
+A provider streams one response to a conversation: text and thinking as it
+comes, each tool call's arguments as they stream and then the finished call,
+the usage the model reports, and what happened on the way (a retry, a
+partial response thrown away). The engine never sees a vendor's types.
+
+A provider is an async context manager: a real one opens its HTTP client once
+for the whole run, not once per turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal, Protocol, Self
 
 
 class ProviderError(RuntimeError):
@@ -17,6 +23,7 @@ class ProviderError(RuntimeError):
 
 @dataclass(frozen=True)
 class Usage:
+    # Uncached input only: what was read from the cache and written to it is apart.
     input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
@@ -43,8 +50,29 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file given with a user message (an image a model can look at)."""
+
+    name: str
+    media_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """A block of the model's thinking. ``signature`` and ``provider`` let it go
+    back to the same provider, which checks that it was not altered."""
+
+    text: str
+    signature: str | None = None
+    provider: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
 class UserMessage:
     text: str
+    attachments: tuple[Attachment, ...] = ()
     role: Literal["user"] = "user"
 
 
@@ -52,6 +80,7 @@ class UserMessage:
 class AssistantMessage:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
+    thinking: tuple[Thinking, ...] = ()
     role: Literal["assistant"] = "assistant"
 
 
@@ -67,10 +96,39 @@ class ToolResultMessage:
 Message = UserMessage | AssistantMessage | ToolResultMessage
 
 
+# --- what a stream yields -------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class TextChunk:
     text: str
     kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ThinkingChunk:
+    """Thinking text as it streams (shown folded; the finished block follows)."""
+
+    text: str
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True)
+class ThinkingBlock:
+    """A finished block of thinking, as it goes back into the conversation."""
+
+    thinking: Thinking
+    kind: Literal["thinking_block"] = "thinking_block"
+
+
+@dataclass(frozen=True)
+class ToolArgsChunk:
+    """A piece of a tool call's arguments (JSON text) while the model writes them."""
+
+    call_id: str
+    tool: str
+    text: str
+    kind: Literal["tool_args"] = "tool_args"
 
 
 @dataclass(frozen=True)
@@ -85,20 +143,49 @@ class UsageChunk:
     kind: Literal["usage"] = "usage"
 
 
-StreamPart = TextChunk | ToolCallChunk | UsageChunk
+@dataclass(frozen=True)
+class RetryNotice:
+    """The provider failed in a way worth waiting out; it tries again after ``wait``."""
+
+    text: str
+    wait: float
+    kind: Literal["retry"] = "retry"
 
 
-@dataclass
-class Conversation:
-    """The messages so far, in order; the first is always the user's task."""
+@dataclass(frozen=True)
+class ResponseDiscarded:
+    """What streamed of this response so far is void (the connection dropped
+    mid-stream); the provider asks again and the response starts over."""
 
-    messages: list[Message] = field(default_factory=list)
+    reason: str
+    kind: Literal["discarded"] = "discarded"
+
+
+StreamPart = (
+    TextChunk
+    | ThinkingChunk
+    | ThinkingBlock
+    | ToolArgsChunk
+    | ToolCallChunk
+    | UsageChunk
+    | RetryNotice
+    | ResponseDiscarded
+)
 
 
 class Provider(Protocol):
     @property
     def name(self) -> str: ...
 
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
     def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec]
-    ) -> AsyncIterator[StreamPart]: ...
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
+    ) -> AsyncGenerator[StreamPart, None]: ...

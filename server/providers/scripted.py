@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import anyio
 
@@ -23,6 +24,10 @@ from server.providers.base import (
     ProviderError,
     StreamPart,
     TextChunk,
+    Thinking,
+    ThinkingBlock,
+    ThinkingChunk,
+    ToolArgsChunk,
     ToolCall,
     ToolCallChunk,
     ToolSpec,
@@ -50,6 +55,7 @@ class ScriptedTurn:
     text: str = ""
     tool_calls: tuple[ScriptedToolCall, ...] = ()
     usage: Usage | None = None
+    thinking: str = ""
 
 
 TurnFunction = Callable[[Sequence[Message]], ScriptedTurn]
@@ -80,6 +86,17 @@ class ScriptedProvider:
     def turns_played(self) -> int:
         return self._played
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        return None
+
     def _next_turn(self, messages: Sequence[Message]) -> ScriptedTurn:
         if self._function is not None:
             return self._function(messages)
@@ -91,22 +108,32 @@ class ScriptedProvider:
             )
         return self._turns[self._played]
 
+    async def _pause(self) -> None:
+        if self._chunk_delay:
+            await anyio.sleep(self._chunk_delay)
+        else:
+            await anyio.lowlevel.checkpoint()
+
     async def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec]
-    ) -> AsyncIterator[StreamPart]:
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
+    ) -> AsyncGenerator[StreamPart, None]:
         turn = self._next_turn(messages)
         self._played += 1
-        number = self._played
+        # Unique across the runs of a conversation, as a real model's ids are.
+        number = sum(1 for m in messages if m.role == "assistant") + 1
+        for piece in _CHUNK.findall(turn.thinking):
+            await self._pause()
+            yield ThinkingChunk(piece)
+        if turn.thinking:
+            yield ThinkingBlock(Thinking(turn.thinking))
         for piece in _CHUNK.findall(turn.text):
-            if self._chunk_delay:
-                await anyio.sleep(self._chunk_delay)
-            else:
-                await anyio.lowlevel.checkpoint()
+            await self._pause()
             yield TextChunk(piece)
         for index, call in enumerate(turn.tool_calls, start=1):
-            yield ToolCallChunk(
-                ToolCall(id=f"call_{number}_{index}", name=call.tool, args=call.args)
-            )
+            tool_call = ToolCall(id=f"call_{number}_{index}", name=call.tool, args=call.args)
+            await self._pause()
+            yield ToolArgsChunk(tool_call.id, call.tool, json.dumps(call.args))
+            yield ToolCallChunk(tool_call)
         yield UsageChunk(turn.usage or Usage())
 
 
@@ -123,12 +150,15 @@ def parse_script(data: object, where: str = "script") -> list[ScriptedTurn]:
 def _parse_turn(raw: object, where: str) -> ScriptedTurn:
     if not isinstance(raw, dict):
         raise ScriptError(f"{where}: expected an object")
-    unknown = set(raw) - {"text", "tool_calls", "usage"}
+    unknown = set(raw) - {"text", "thinking", "tool_calls", "usage"}
     if unknown:
         raise ScriptError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     text = raw.get("text", "")
     if not isinstance(text, str):
         raise ScriptError(f"{where}.text: expected a string")
+    thinking = raw.get("thinking", "")
+    if not isinstance(thinking, str):
+        raise ScriptError(f"{where}.thinking: expected a string")
     calls_raw = raw.get("tool_calls", [])
     if not isinstance(calls_raw, list):
         raise ScriptError(f"{where}.tool_calls: expected a list")
@@ -150,7 +180,7 @@ def _parse_turn(raw: object, where: str) -> ScriptedTurn:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ScriptError(f"{where}.usage.{key}: expected a whole number >= 0")
         usage = Usage(**usage_raw)
-    return ScriptedTurn(text=text, tool_calls=tuple(calls), usage=usage)
+    return ScriptedTurn(text=text, tool_calls=tuple(calls), usage=usage, thinking=thinking)
 
 
 def load_script(path: Path) -> list[ScriptedTurn]:

@@ -311,7 +311,7 @@ async def test_a_success_resets_the_failure_streak(workspace: Path, paths: Paths
             BudgetSettings(max_cost_usd=0.001, prices={"script": [1.0, 1.0]}),
             "budget exceeded: $0.0020 spent, the limit is $0.0010",
         ),
-        (BudgetSettings(max_cost_usd=1.0), "has no price for the model 'script'"),
+        (BudgetSettings(max_cost_usd=1.0), "the cost of the model 'script' is not known"),
     ],
 )
 async def test_the_budget_is_a_hard_stop(

@@ -113,7 +113,10 @@ class Rule:
             return False
         if self.scope == Scope.SESSION and self.session_id != session_id:
             return False
-        if self.provider is not None and self.provider != provider:
+        # A rule for "anthropic" holds for every model of it ("anthropic:claude-…").
+        if self.provider is not None and not (
+            provider == self.provider or provider.startswith(self.provider + ":")
+        ):
             return False
         return self.surface is None or self.surface == surface
 
