@@ -46,6 +46,10 @@ def sparrow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # Nor the user's Claude Code and Codex sessions: the monitor watches these.
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    # Nor the user's model keys and endpoints: a test that needs one sets its own.
+    for name in list(os.environ):
+        if name.endswith(("_API_KEY", "_BASE_URL")) or name == "OLLAMA_HOST":
+            monkeypatch.delenv(name)
     return home
 
 

@@ -25,11 +25,28 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run an agent on a workspace", description="Run an agent on a workspace."
     )
-    run.add_argument("task", help="what the agent should do")
+    run.add_argument("task", help="what the agent should do (or the follow-up, with --continue)")
     run.add_argument(
-        "--workspace", "-w", required=True, metavar="DIR", help="the folder to work in"
+        "--workspace",
+        "-w",
+        metavar="DIR",
+        help="the folder to work in (with --continue: the conversation's own)",
+    )
+    run.add_argument(
+        "--continue",
+        dest="continue_from",
+        metavar="RUN_ID",
+        help="continue the conversation of this run, with its whole history",
     )
     model = run.add_mutually_exclusive_group()
+    model.add_argument(
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="provider:model (e.g. anthropic:claude-sonnet-4-6, ollama:qwen3:8b), or auto "
+        "to route by the task (default: the conversation's model, else auto; see "
+        "`sparrow models`)",
+    )
     model.add_argument("--demo", action="store_true", help="use the built-in scripted demo model")
     model.add_argument("--script", metavar="FILE", help="play a scripted model from a JSON file")
     run.add_argument("--json", action="store_true", help="print events as NDJSON instead of text")

@@ -22,22 +22,20 @@ Renderer = JsonRenderer | HumanRenderer
 
 
 def handle(args: argparse.Namespace) -> int:
+    if not args.workspace and not args.continue_from:
+        return fail("say where to work: --workspace DIR (or --continue RUN_ID)", 2)
+    request = RunRequest(
+        args.workspace or "",
+        args.task,
+        model="demo" if args.demo else args.model,
+        continue_from=args.continue_from,
+    )
     if args.script:
         try:
             turns = load_script(Path(args.script))
         except ScriptError as exc:
             return fail(str(exc), 2)
-        request = RunRequest(
-            args.workspace, args.task, provider=ScriptedProvider(turns, name="script")
-        )
-    elif args.demo:
-        request = RunRequest(args.workspace, args.task, model="demo")
-    else:
-        return fail(
-            "no model chosen: add --demo for the built-in demo, or --script FILE to play "
-            "a scripted model (the README describes the script format)",
-            2,
-        )
+        request.provider = ScriptedProvider(turns, name="script")
     # The run's own mode / level when given (else it follows the shared dial, live).
     request.mode = args.mode
     request.autonomy = args.autonomy

@@ -22,6 +22,7 @@ from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.approvals import ApprovalAnswer, Approver
 from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
+from server.engine.conversation import load_history
 from server.engine.hooks.runner import load_hooks
 from server.engine.loop import AgentRun, RunControl, run_agent
 from server.engine.permissions.modes import Contract, ContractError, Mode
@@ -33,15 +34,21 @@ from server.engine.tools.registry import default_tools
 from server.engine.transcript import BadLine, TranscriptRecorder, read_transcript
 from server.engine.workspace import Workspace, WorkspaceError, open_workspace
 from server.providers.base import Provider
+from server.providers.pricing import ModelFacts
 from server.providers.registry import UnknownModel, make_provider
-from server.providers.scripted import ScriptError
 from server.runtime.approvals import ApprovalDesk
+from server.runtime.keys import lookup_key
+from server.runtime.model_choice import DEFAULT_MODEL_KEY, ModelChoice, choose_model
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
 
 SHUTDOWN_REASON = "cancelled: Sparrow was closed while the run was going"
 EMERGENCY_REASON = "stopped by the emergency stop"
+EMERGENCY_REFUSAL = (
+    "Emergency stop is on: no run can start while every tool call is denied; "
+    "choose another mode first (the Safety panel, or `sparrow autonomy --mode supervised`)"
+)
 
 
 class RunRequestError(ValueError):
@@ -50,11 +57,15 @@ class RunRequestError(ValueError):
 
 @dataclass
 class RunRequest:
-    workspace: str
+    workspace: str  # may be "" when continuing: the conversation's own
     task: str
-    model: str = "demo"
+    # A model id, "auto" (routing), or None: the conversation's model, else routing.
+    model: str | None = None
     script: object | None = None
     provider: Provider | None = None  # an explicit model, for tests and embedding
+    # A run of the conversation to continue (any of its runs): the new run
+    # starts from the whole history and joins the same session.
+    continue_from: str | None = None
     # A run given its own mode or level keeps them; otherwise it follows the
     # shared dial (the store's, else the settings'), live.
     mode: str | None = None
@@ -111,26 +122,40 @@ class RunManager:
     def start(self, request: RunRequest) -> RunInfo:
         if self._tg is None:
             raise RuntimeError("the run manager is not running")
-        try:
-            workspace = open_workspace(request.workspace)
-        except WorkspaceError as exc:
-            raise RunRequestError(str(exc)) from exc
         task = request.task.strip()
         if not task:
             raise RunRequestError("the task is empty: say what the agent should do")
-        settings = self._settings(workspace.root)
-        delay = settings.demo.chunk_delay_seconds if self._demo_delay is None else self._demo_delay
+        follows = self._conversation_of(request) if request.continue_from else None
         try:
-            provider = request.provider or make_provider(
-                request.model, request.script, demo_delay=delay
-            )
-        except (UnknownModel, ScriptError) as exc:
+            workspace = open_workspace(follows[0].workspace if follows else request.workspace)
+        except WorkspaceError as exc:
             raise RunRequestError(str(exc)) from exc
+        if follows and request.workspace.strip():
+            asked = open_workspace_or_none(request.workspace)
+            if asked is None or asked.root != workspace.root:
+                raise RunRequestError(
+                    f"the conversation works in {workspace.root}; a follow-up cannot move it "
+                    "(start a new conversation for another folder)"
+                )
+        settings = self._settings(workspace.root)
         contract = self._contract_of(request, settings)
+        # The shared stop holds whatever mode a run asks for: it is the kill switch.
+        if Mode.EMERGENCY_STOP in (self.rulebook.contract(settings.autonomy).mode, contract().mode):
+            raise RunRequestError(EMERGENCY_REFUSAL)
+        choice = choose_model(
+            request.model,
+            task=task,
+            workspace=workspace.root,
+            settings=settings,
+            stored_default=self.store.preference(DEFAULT_MODEL_KEY),
+            previous=follows[-1].model if follows else None,
+        )
+        provider, facts = self._provider_for(request, choice, settings)
         try:
             hooks = load_hooks(settings.hooks, workspace.root)
         except HookConfigError as exc:
             raise RunRequestError(str(exc)) from exc
+        history = load_history(Path(r.transcript) for r in follows) if follows else []
 
         run_id = new_id("r")
         try:
@@ -143,7 +168,7 @@ class RunManager:
         except SandboxError as exc:
             raise RunRequestError(str(exc)) from exc
         root = str(workspace.root)
-        session_id = self.store.create_session(root, title=task)
+        session_id = follows[0].session_id if follows else self.store.create_session(root, task)
         transcript = self.paths.transcript(run_id)
         info = self.store.create_run(
             run_id=run_id,
@@ -174,10 +199,43 @@ class RunManager:
             surface=request.surface,
             transcript=transcript,
             home=workspace.root,
+            history=history,
+            continues=follows[-1].id if follows else "",
+            model_reason=choice.reason,
+            model_facts=facts,
         )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder, sandbox)
         return info
+
+    def _conversation_of(self, request: RunRequest) -> list[RunInfo]:
+        """The runs of the conversation ``request`` continues, oldest first; refused
+        while one of them still runs (in this process or another)."""
+        assert request.continue_from is not None
+        asked = self.store.get_run(request.continue_from)
+        if asked is None:
+            raise RunRequestError(f"no such run: {request.continue_from}")
+        runs = self.store.session_runs(asked.session_id)
+        going = [r for r in runs if r.status == "running"]
+        if going:
+            raise RunRequestError(
+                f"the conversation is still running ({going[-1].id}): wait for its answer, "
+                "or cancel it, before you send a follow-up"
+            )
+        return runs
+
+    def _provider_for(
+        self, request: RunRequest, choice: ModelChoice, settings: Settings
+    ) -> tuple[Provider, ModelFacts | None]:
+        if request.provider is not None:
+            return request.provider, None
+        delay = settings.demo.chunk_delay_seconds if self._demo_delay is None else self._demo_delay
+        try:
+            return make_provider(
+                choice.model, settings, keys=lookup_key, script=request.script, demo_delay=delay
+            )
+        except UnknownModel as exc:
+            raise RunRequestError(str(exc)) from exc
 
     def _contract_of(self, request: RunRequest, settings: Settings) -> Callable[[], Contract]:
         """The run's own contract when the request gives one, else the shared one, live."""
@@ -285,6 +343,13 @@ class RunManager:
         together so that none falls between the two."""
         subscription = self.bus.subscribe({run_id})
         return self.events(run_id) or [], subscription
+
+
+def open_workspace_or_none(raw: str) -> Workspace | None:
+    try:
+        return open_workspace(raw)
+    except WorkspaceError:
+        return None
 
 
 def load_events(info: RunInfo) -> list[Event]:

@@ -66,11 +66,13 @@ async def create_run(request: Request) -> JSONResponse:
             isinstance(autonomy, bool) or not isinstance(autonomy, int | float)
         ):
             raise RunRequestError("'autonomy' must be a number from 0.0 to 1.0")
+        continue_from = _string(data, "continue") if "continue" in data else None
         run_request = RunRequest(
-            workspace=_string(data, "workspace"),
+            workspace=_string(data, "workspace", "" if continue_from else None),
             task=_string(data, "task"),
-            model=_string(data, "model", "demo"),
+            model=_string(data, "model") if data.get("model") is not None else None,
             script=data.get("script"),
+            continue_from=continue_from,
             mode=_string(data, "mode") if "mode" in data else None,
             autonomy=float(autonomy) if autonomy is not None else None,
             sandbox=_string(data, "sandbox") if "sandbox" in data else None,

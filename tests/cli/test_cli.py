@@ -107,7 +107,10 @@ def test_a_script_that_runs_out_fails_the_run_with_exit_1(workspace: Path, tmp_p
     [
         (["run", "t", "-w", "/no/such/dir", "--demo"], "workspace not found"),
         (["run", "t", "-w", "/etc/hostname", "--demo"], "is a file, not a folder"),
-        (["run", "t", "-w", "."], "no model chosen"),
+        (["run", "t"], "say where to work: --workspace DIR (or --continue RUN_ID)"),
+        (["run", "t", "-w", ".", "--model", "claude-sonnet-4-6"], "anthropic:claude-sonnet-4-6"),
+        (["run", "t", "-w", ".", "-m", "openai:gpt-5"], "`sparrow keys set openai`"),
+        (["run", "t", "--continue", "r-nope"], "no such run: r-nope"),
         (["run", "t", "-w", ".", "--script", "/no/script.json"], "cannot be read"),
         (["replay", "r-nope"], "no run 'r-nope'"),
     ],

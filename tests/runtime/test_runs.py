@@ -98,7 +98,12 @@ async def test_follow_gives_history_then_live_events_without_gap(
     [
         (RunRequest("/definitely/not/here", "t"), "workspace not found"),
         (RunRequest("{ws}", "   "), "the task is empty"),
-        (RunRequest("{ws}", "t", model="gpt-99"), "unknown model 'gpt-99'"),
+        (RunRequest("{ws}", "t", model="gpt-99"), "'gpt-99' is not a model id.*openai:gpt-99"),
+        (RunRequest("{ws}", "t", model="nope:m"), "unknown provider 'nope'.*anthropic"),
+        (
+            RunRequest("{ws}", "t", model="anthropic:claude-sonnet-4-6"),
+            "no API key for Anthropic: set one with `sparrow keys set anthropic`",
+        ),
         (RunRequest("{ws}", "t", model="script", script={"turns": "no"}), "turns"),
         (RunRequest("{ws}", "t", model="script"), "needs a script"),
     ],

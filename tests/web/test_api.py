@@ -54,7 +54,7 @@ def test_a_scripted_run_through_the_api(client: TestClient, workspace: Path) -> 
         (b'{"workspace": "/no/such/folder", "task": "t"}', "workspace not found"),
         (b'{"workspace": "/etc/hostname", "task": "t"}', "is a file, not a folder"),
         (b'{"workspace": "{ws}", "task": ""}', "the task is empty"),
-        (b'{"workspace": "{ws}", "task": "t", "model": "nope"}', "unknown model"),
+        (b'{"workspace": "{ws}", "task": "t", "model": "nope"}', "is not a model id"),
     ],
 )
 def test_bad_requests_get_clear_errors_and_the_server_keeps_serving(

@@ -192,12 +192,15 @@ def test_the_emergency_stop_halts_every_run_and_denies_what_follows(
             "cancelled",
             "stopped by the emergency stop",
         )
-    later = client.post(
-        "/api/runs", json={"workspace": str(workspace), "task": "t", "model": "demo"}
-    ).json()["run"]
-    events = _events_until(client, later["id"], "run_finished")
-    results = [e for e in events if e["type"] == "tool_result"]
-    assert results and all(r["output"].startswith("denied: emergency stop") for r in results)
+    # A run cannot start while the stop is on (it would only be denied every call),
+    # not even one that asks for a mode of its own.
+    for own in ({}, {"mode": "autonomous"}):
+        later = client.post(
+            "/api/runs", json={"workspace": str(workspace), "task": "t", "model": "demo", **own}
+        )
+        assert later.status_code == 400
+        assert later.json()["error"].startswith("Emergency stop is on: no run can start")
+    assert len(client.get("/api/runs").json()["runs"]) == 2
 
 
 def test_a_sandbox_that_cannot_be_set_up_refuses_the_run_clearly(

@@ -3,6 +3,7 @@ processes share the database; WAL lets them read while one writes."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import time
@@ -146,6 +147,33 @@ class Store:
             .limit(limit)
         )
         return [RunInfo.of(row) for row in query]
+
+    def session_runs(self, session_id: str) -> list[RunInfo]:
+        """The runs of a conversation, oldest first."""
+        query = (
+            RunRecord.select()
+            .where(RunRecord.session == session_id)
+            .order_by(RunRecord.created_at, RunRecord.id)
+        )
+        return [RunInfo.of(row) for row in query]
+
+    def preference(self, key: str) -> Any | None:
+        """A value the app and the CLI share (the default model, …); None when unset."""
+        row = self.db.execute_sql("SELECT value FROM preferences WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_preference(self, key: str, value: Any | None) -> None:
+        """Remember ``value`` for ``key``; None forgets it."""
+        with self.db.atomic():
+            if value is None:
+                self.db.execute_sql("DELETE FROM preferences WHERE key = ?", (key,))
+                return
+            self.db.execute_sql(
+                "INSERT INTO preferences (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (key, json.dumps(value), time.time()),
+            )
 
     def running_on(self, workspace: str) -> list[RunInfo]:
         """The runs working on ``workspace`` now, in any Sparrow process (a run
