@@ -6,8 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
-from server.core.events import Event, MessageAdded, RunStarted, TextDelta
+from server.core.events import (
+    ContextAssembled,
+    Event,
+    MessageAdded,
+    ModelRequested,
+    RunStarted,
+    TextDelta,
+)
 from server.engine.channel import RunChannel
 from server.engine.transcript import BadLine, read_transcript
 from server.providers.base import (
@@ -67,14 +75,38 @@ def messages_of(events: Iterable[Event]) -> list[Message]:
     return older
 
 
+def _events(path: Path) -> list[Event]:
+    if not path.exists():
+        return []
+    return [e for e in read_transcript(path) if not isinstance(e, BadLine)]
+
+
+def request_of(earlier: Sequence[Path], transcript: Path, turn: int) -> dict[str, Any] | None:
+    """What a run sent to its model for ``turn``, rebuilt from the transcripts of
+    the conversation's earlier runs and its own; None when it sent nothing then."""
+    events = _events(transcript)
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    context = next((e for e in events if isinstance(e, ContextAssembled)), None)
+    sent = [e for e in events if isinstance(e, ModelRequested) and e.turn == turn]
+    if started is None or context is None or not sent:
+        return None
+    messages = load_history(earlier) + messages_of(events)
+    return {
+        "model": started.model,
+        "turn": turn,
+        "attempt": sent[-1].attempt,
+        "system": context.system,
+        "tools": context.tools,
+        "messages": [message_to_dict(m) for m in messages[: sent[-1].messages]],
+    }
+
+
 def load_history(transcripts: Iterable[Path]) -> list[Message]:
     """The conversation so far, from its runs' transcripts, oldest first, made fit
     to continue (see ``complete_calls``)."""
     messages: list[Message] = []
     for path in transcripts:
-        if path.exists():
-            events = (e for e in read_transcript(path) if not isinstance(e, BadLine))
-            messages.extend(messages_of(events))
+        messages.extend(messages_of(_events(path)))
     return complete_calls(messages)
 
 

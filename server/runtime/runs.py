@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -22,7 +22,7 @@ from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.approvals import ApprovalAnswer, Approver
 from server.engine.bus import EventBus, Subscription
 from server.engine.channel import RunChannel, RunHistory
-from server.engine.conversation import load_history
+from server.engine.conversation import load_history, request_of
 from server.engine.hooks.runner import load_hooks
 from server.engine.loop import AgentRun, RunControl, run_agent
 from server.engine.permissions.modes import Contract, ContractError, Mode
@@ -337,6 +337,15 @@ class RunManager:
         if info is None:
             return None
         return load_events(info)
+
+    def request_of(self, run_id: str, turn: int) -> dict[str, Any] | None:
+        """What run ``run_id`` sent to its model for ``turn``; None when unknown."""
+        info = self.store.get_run(run_id)
+        if info is None:
+            return None
+        runs = self.store.session_runs(info.session_id)
+        earlier = [Path(r.transcript) for r in runs[: [r.id for r in runs].index(run_id)]]
+        return request_of(earlier, Path(info.transcript), turn)
 
     def follow(self, run_id: str) -> tuple[list[Event], Subscription]:
         """The run's events so far and a subscription to the ones to come, taken

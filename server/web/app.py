@@ -22,6 +22,7 @@ from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
+from server.web.conversation_routes import conversation_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
 from server.web.safety_routes import safety_routes
@@ -71,6 +72,7 @@ def create_app(
     routes: list[BaseRoute] = [
         *api_routes(),
         *checkpoint_routes(),
+        *conversation_routes(),
         *monitor_routes(),
         *safety_routes(),
         WebSocketRoute("/ws", events_socket),

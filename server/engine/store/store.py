@@ -58,6 +58,28 @@ class RunInfo:
         )
 
 
+@dataclass(frozen=True)
+class SessionInfo:
+    """A conversation: its first task is its title."""
+
+    id: str
+    workspace: str
+    title: str
+    created_at: float
+    runs: int
+    last_run: RunInfo
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "workspace": self.workspace,
+            "title": self.title,
+            "created_at": self.created_at,
+            "runs": self.runs,
+            "last_run": self.last_run.to_dict(),
+        }
+
+
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -156,6 +178,31 @@ class Store:
             .order_by(RunRecord.created_at, RunRecord.id)
         )
         return [RunInfo.of(row) for row in query]
+
+    def recent_sessions(self, limit: int = 50) -> list[SessionInfo]:
+        """Conversations, the most recently active first, each with its latest run."""
+        cursor = self.db.execute_sql(
+            "SELECT s.id, s.workspace, s.title, s.created_at, COUNT(r.id), MAX(r.created_at) "
+            "FROM sessions s JOIN runs r ON r.session_id = s.id "
+            "GROUP BY s.id ORDER BY MAX(r.created_at) DESC LIMIT ?",
+            (limit,),
+        )
+        sessions = []
+        for sid, workspace, title, created, count, _ in cursor.fetchall():
+            last = (
+                RunRecord.select()
+                .where(RunRecord.session == sid)
+                .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())
+                .first()
+            )
+            sessions.append(
+                SessionInfo(sid, workspace, title, created, count, RunInfo.of(last))
+            )
+        return sessions
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        row: SessionRecord | None = SessionRecord.get_or_none(SessionRecord.id == session_id)
+        return row
 
     def preference(self, key: str) -> Any | None:
         """A value the app and the CLI share (the default model, …); None when unset."""
