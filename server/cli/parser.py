@@ -85,6 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.set_defaults(handler=_lazy("replay_command"))
 
+    models = sub.add_parser(
+        "models",
+        help="the models you can use: providers, keys, the default and the routes",
+        description="List the providers (with their key state and what they answer), the "
+        "models they offer, the default model and the routes.",
+    )
+    models.add_argument("--json", action="store_true", help="print it as one JSON object")
+    models.set_defaults(handler=_lazy("models_command"))
+
     runs = sub.add_parser(
         "runs", help="list recent runs", description="List recent runs, newest first."
     )

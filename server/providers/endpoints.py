@@ -140,8 +140,11 @@ def resolve(
     settings: Settings,
     keys: KeyLookup,
     env: Mapping[str, str] | None = None,
+    *,
+    require_key: bool = True,
 ) -> tuple[Endpoint, str]:
-    """The endpoint of ``model_id`` with its key, and the model's name there."""
+    """The endpoint of ``model_id`` with its key, and the model's name there.
+    ``require_key=False``: the endpoint even without one (to show it)."""
     env = os.environ if env is None else env
     name, model = split_model_id(model_id)
     table = providers(settings)
@@ -155,7 +158,7 @@ def resolve(
     own = settings.providers.get(name)
     env_names = key_env_for(name) + ((own.api_key_env,) if own and own.api_key_env else ())
     found = keys(name, env_names)
-    if found is None and info.needs_key:
+    if found is None and info.needs_key and require_key:
         raise MissingKey(
             f"no API key for {info.label}: set one with `sparrow keys set {name}` "
             f"(or in Settings), or export {env_names[0]}"

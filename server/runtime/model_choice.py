@@ -5,15 +5,35 @@ the demo — each with the reason the run header shows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from server.core.settings import Settings
+from server.core.settings import TASK_CLASSES, Settings
 from server.engine.routing import classify_task
+from server.engine.store import Store
 
 AUTO: Final = "auto"
 DEFAULT_MODEL_KEY: Final = "models.default"
+ROUTE_KEY: Final = "routing.{}"
+
+
+def default_model(store: Store, settings: Settings) -> str | None:
+    """The one chosen in the window (or by a CLI), else ``[models] default``."""
+    stored = store.preference(DEFAULT_MODEL_KEY)
+    return stored if isinstance(stored, str) and stored else settings.models.default or None
+
+
+def routes(store: Store, settings: Settings) -> dict[str, str]:
+    """The model of each class of task ("" where none is set), the window's
+    choices first, then ``[routing]``."""
+    table = {}
+    for name in TASK_CLASSES:
+        stored = store.preference(ROUTE_KEY.format(name))
+        own = stored if isinstance(stored, str) else ""
+        table[name] = own or getattr(settings.routing, name)
+    return table
 
 
 @dataclass(frozen=True)
@@ -27,8 +47,8 @@ def choose_model(
     *,
     task: str,
     workspace: Path,
-    settings: Settings,
-    stored_default: str | None,
+    default: str | None,
+    routing: Mapping[str, str],
     previous: str | None = None,
 ) -> ModelChoice:
     if asked and asked != AUTO:
@@ -36,13 +56,11 @@ def choose_model(
     if asked is None and previous:
         return ModelChoice(previous, "the conversation's model")
     found = classify_task(task, workspace)
-    routed = getattr(settings.routing, found.task_class.value)
+    routed = routing.get(found.task_class.value, "")
     if routed:
         return ModelChoice(routed, f"routed: {found.task_class.label} ({found.why})")
-    default = stored_default or settings.models.default
     if default:
-        routes = [getattr(settings.routing, f) for f in settings.routing.__dataclass_fields__]
-        if any(routes):
+        if any(routing.values()):
             return ModelChoice(
                 default, f"the default model: no route for {found.task_class.label}"
             )

@@ -38,7 +38,7 @@ from server.providers.pricing import ModelFacts
 from server.providers.registry import UnknownModel, make_provider
 from server.runtime.approvals import ApprovalDesk
 from server.runtime.keys import lookup_key
-from server.runtime.model_choice import DEFAULT_MODEL_KEY, ModelChoice, choose_model
+from server.runtime.model_choice import ModelChoice, choose_model, default_model, routes
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
@@ -146,8 +146,8 @@ class RunManager:
             request.model,
             task=task,
             workspace=workspace.root,
-            settings=settings,
-            stored_default=self.store.preference(DEFAULT_MODEL_KEY),
+            default=default_model(self.store, settings),
+            routing=routes(self.store, settings),
             previous=follows[-1].model if follows else None,
         )
         provider, facts = self._provider_for(request, choice, settings)

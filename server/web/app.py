@@ -19,10 +19,12 @@ from starlette.staticfiles import StaticFiles
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
+from server.runtime.model_directory import ModelDirectory
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
+from server.web.model_routes import model_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
 from server.web.safety_routes import safety_routes
@@ -63,7 +65,7 @@ def create_app(
                     async with RunManager(
                         paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
                     ) as runs:
-                        yield {"runs": runs, "monitor": feed}
+                        yield {"runs": runs, "monitor": feed, "models": ModelDirectory(store)}
                 finally:
                     tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:
@@ -73,6 +75,7 @@ def create_app(
         *api_routes(),
         *checkpoint_routes(),
         *conversation_routes(),
+        *model_routes(),
         *monitor_routes(),
         *safety_routes(),
         WebSocketRoute("/ws", events_socket),

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from server.core.settings import ModelSettings, RoutingSettings, Settings
+from server.core.settings import TASK_CLASSES, ModelSettings, RoutingSettings, Settings
 from server.runtime.model_choice import choose_model
 
 ROUTED = Settings(
@@ -46,8 +46,8 @@ def test_the_model_and_why(
         asked,
         task=task,
         workspace=tmp_path,
-        settings=settings,
-        stored_default=stored,
+        default=stored or settings.models.default or None,
+        routing={k: getattr(settings.routing, k) for k in TASK_CLASSES},
         previous=previous,
     )
     assert (choice.model, choice.reason) == (model, reason)
