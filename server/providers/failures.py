@@ -6,6 +6,7 @@ which only happens after a real call."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Final
 
@@ -153,13 +154,20 @@ def classify(exc: BaseException, endpoint: Endpoint, model: str) -> Failure:
 
 def _cause(exc: BaseException) -> str:
     """The transport's reason (connection refused, reset…), not the SDK's wrapper text."""
+    chain: list[BaseException] = []
     seen = exc.__cause__ or exc.__context__
-    while seen is not None:
-        reason = getattr(seen, "strerror", None)
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for link in chain:
+        number = getattr(link, "errno", None)
+        if isinstance(number, int) and number > 0:
+            return os.strerror(number).lower()
+        reason = getattr(link, "strerror", None)
         if reason:
             return str(reason).lower()
-        text = str(seen)
-        if text and "connection" in text.lower():
+    for link in chain:
+        text = str(link)
+        if text:
             return text.splitlines()[0][:120]
-        seen = seen.__cause__ or seen.__context__
     return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
