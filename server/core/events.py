@@ -59,6 +59,8 @@ class ContextAssembled(Event):
     instructions: str = ""  # the project's instruction file, relative to the workspace
     instructions_cut: bool = False  # it was longer than the limit and was cut
     history: int = 0  # messages carried over from the conversation's earlier runs
+    # The model's window once its endpoint was asked (some report the one they serve).
+    context_window: int | None = None
 
 
 @dataclass(kw_only=True)

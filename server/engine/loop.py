@@ -225,6 +225,8 @@ async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -
             instructions=instructions.path if instructions else "",
             instructions_cut=bool(instructions and instructions.cut),
             history=len(run.history),
+            context_window=(run.model_facts.context_window if run.model_facts else None)
+            or run.provider.reported_window,
         )
     )
     if instructions is not None and instructions.cut:

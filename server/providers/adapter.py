@@ -43,15 +43,41 @@ class ModelAdapter:
         self.model = model
         self.settings = settings
         self._model: Model | None = None
+        # The context window the endpoint says it serves (llama.cpp, vLLM, LM Studio).
+        self.reported_window: int | None = None
 
     @property
     def name(self) -> str:
         return f"{self.endpoint.name}:{self.model}"
 
     async def __aenter__(self) -> Self:
+        # The SDKs cost ~1.5 s to import: never on the event loop, which serves the window.
+        await anyio.to_thread.run_sync(_import_sdk, self.endpoint.kind)
+        if self.endpoint.local:
+            await self._check_local_server()
         self._model = _build_model(self.endpoint, self.model)
         await self._model.__aenter__()
         return self
+
+    async def _check_local_server(self) -> None:
+        """A local server answers at once: say now, in one line, that it is not
+        running or does not have the model, rather than after a failed turn."""
+        from server.providers.discovery import list_models
+
+        offer = await list_models(self.endpoint)
+        if not offer.reachable:
+            raise ProviderError(offer.error)
+        served = set(offer.models) | {m.removesuffix(":latest") for m in offer.models}
+        # A server of one model (llama.cpp) serves it under any name.
+        if len(offer.models) > 1 and self.model not in served:
+            pull = f" (`ollama pull {self.model}`)" if self.endpoint.name == "ollama" else ""
+            raise ProviderError(
+                f"{self.endpoint.label} has no model {self.model!r}{pull}; it has: "
+                + ", ".join(offer.models[:12])
+            )
+        self.reported_window = offer.windows.get(self.model) or (
+            next(iter(offer.windows.values())) if len(offer.models) == 1 else None
+        )
 
     async def __aexit__(
         self,
@@ -145,6 +171,15 @@ class ModelAdapter:
             return None
         wait = backoff(retries + 1, failure.wait)
         return wait if wait <= MAX_WAIT_SECONDS else None
+
+
+def _import_sdk(kind: str) -> None:
+    import pydantic_ai.direct
+
+    if kind == "anthropic":
+        import pydantic_ai.models.anthropic
+    else:
+        import pydantic_ai.models.openai  # noqa: F401
 
 
 def _is_model_failure(exc: BaseException) -> bool:

@@ -177,6 +177,9 @@ class Provider(Protocol):
     @property
     def name(self) -> str: ...
 
+    # The context window the endpoint says it serves, once the provider is open.
+    reported_window: int | None
+
     async def __aenter__(self) -> Self: ...
 
     async def __aexit__(

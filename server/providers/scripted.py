@@ -77,6 +77,7 @@ class ScriptedProvider:
         self._played = 0
         self._name = name
         self._chunk_delay = chunk_delay
+        self.reported_window: int | None = None
 
     @property
     def name(self) -> str:
