@@ -74,14 +74,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser(
         "replay",
-        help="print a recorded run again from its transcript",
-        description="Print a recorded run again from its transcript.",
+        help="print a recorded conversation again from its transcripts",
+        description="Print a recorded run again from its transcript, after the earlier "
+        "runs of its conversation.",
     )
     replay.add_argument(
         "run_id", metavar="RUN_ID", help="a run id (see `sparrow runs`) or a transcript file"
     )
     replay.add_argument(
         "--json", action="store_true", help="print events as NDJSON instead of text"
+    )
+    replay.add_argument(
+        "--run-only",
+        action="store_true",
+        help="only this run, without the earlier runs of its conversation",
+    )
+    replay.add_argument(
+        "--request",
+        type=int,
+        metavar="TURN",
+        help="what the run sent to the model in this turn (system prompt, tools, messages)",
     )
     replay.set_defaults(handler=_lazy("replay_command"))
 

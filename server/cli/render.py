@@ -17,8 +17,11 @@ from server.core.events import (
     RunFinished,
     RunStarted,
     TextDelta,
+    ThinkingDelta,
     ToolRequested,
     ToolResult,
+    TurnDiscarded,
+    UsageReported,
     VerifyFinished,
 )
 
@@ -47,21 +50,55 @@ class HumanRenderer:
         self.out = out
         # False when the terminal's approver prints each question itself.
         self.show_questions = show_questions
-        self._in_text = False
+        self._stream = ""  # what is being streamed now: "", "text" or "thinking"
+        self._tokens = 0
+        self._cost: float | None = 0.0
 
     def _line(self, text: str) -> None:
-        if self._in_text:
+        if self._stream:
             self.out.write("\n")
-            self._in_text = False
+            self._stream = ""
         self.out.write(text + "\n")
+
+    def _streamed(self, kind: str, text: str) -> None:
+        if self._stream != kind:
+            if self._stream:
+                self.out.write("\n")
+            if kind == "thinking":
+                self.out.write("  thinking: ")
+            self._stream = kind
+        self.out.write(text.replace("\n", "\n  ") if kind == "thinking" else text)
+
+    def _spent(self) -> str:
+        if not self._tokens:
+            return ""
+        cost = "cost unknown" if self._cost is None else f"${self._cost:.4f}"
+        return f" · {self._tokens:,} tokens · {cost}"
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunStarted):
-            self._line(f"run {event.run_id} · model {event.model} · {event.workspace}")
+            why = f" ({event.model_reason})" if event.model_reason else ""
+            self._line(f"run {event.run_id} · model {event.model}{why} · {event.workspace}")
+            if event.continues:
+                self._line(f"follow-up of {event.continues}")
             self._line(f"task: {event.task}\n")
         elif isinstance(event, TextDelta):
-            self.out.write(event.text)
-            self._in_text = True
+            self._streamed("text", event.text)
+        elif isinstance(event, ThinkingDelta):
+            self._streamed("thinking", event.text)
+        elif isinstance(event, TurnDiscarded):
+            self._line(f"  ⟲ discarded: {event.reason}")
+        elif isinstance(event, UsageReported):
+            self._tokens += (
+                event.input_tokens
+                + event.cache_creation_input_tokens
+                + event.cache_read_input_tokens
+                + event.output_tokens
+            )
+            if event.cost_usd is None or self._cost is None:
+                self._cost = None
+            else:
+                self._cost += event.cost_usd
         elif isinstance(event, ToolRequested):
             args = "  ".join(f"{k}={_preview(v)}" for k, v in event.args.items())
             self._line(f"  ▸ {event.tool} [{event.risk}]  {args}")
@@ -75,7 +112,9 @@ class HumanRenderer:
             if len(lines) > FOLD_LINES:
                 self._line(f"      … {len(lines) - FOLD_LINES} more lines")
         elif isinstance(event, RunFinished):
-            self._line(f"\n● {event.status}: {event.reason} ({event.turns} turns)")
+            turns = f"{event.turns} turn{'s' if event.turns != 1 else ''}"
+            self._line(f"\n● {event.status}: {event.reason} ({turns}{self._spent()})")
+            self._tokens, self._cost = 0, 0.0
         elif isinstance(event, ApprovalRequested) and not self.show_questions:
             pass
         else:
