@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = ["bench_startup", "bench_events", "bench_monitor", "bench_checkpoints"]
+BENCHES = ["bench_startup", "bench_before", "bench_events", "bench_monitor", "bench_checkpoints"]
 
 
 def main(names: list[str]) -> int:

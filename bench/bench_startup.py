@@ -201,8 +201,8 @@ def measure_window(command: list[str], ready: str, env: dict[str, str], settle: 
 # --- (b) headless ---------------------------------------------------------------
 
 
-def measure_headless(env: dict[str, str]) -> Sample:
-    launched = Launched(sparrow_command("--headless"), env)
+def measure_headless(env: dict[str, str], command: list[str] | None = None) -> Sample:
+    launched = Launched(command or sparrow_command("--headless"), env)
     try:
         line, _ = launched.wait_line(lambda text: SERVING.match(text) is not None)
         found = SERVING.match(line)

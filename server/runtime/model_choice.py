@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Final
 
 from server.core.settings import TASK_CLASSES, Settings
-from server.engine.routing import classify_task
 from server.engine.store import Store
 
 AUTO: Final = "auto"
@@ -36,6 +35,10 @@ def routes(store: Store, settings: Settings) -> dict[str, str]:
     return table
 
 
+class PreferenceError(ValueError):
+    """A preference that cannot be kept as asked; the message says why."""
+
+
 @dataclass(frozen=True)
 class ModelChoice:
     model: str
@@ -55,6 +58,9 @@ def choose_model(
         return ModelChoice(asked, "chosen for this run")
     if asked is None and previous:
         return ModelChoice(previous, "the conversation's model")
+    # Its regular expressions cost ~4 ms to build: at the first run, not at start-up.
+    from server.engine.routing import classify_task
+
     found = classify_task(task, workspace)
     routed = routing.get(found.task_class.value, "")
     if routed:

@@ -21,13 +21,15 @@ from server.providers.endpoints import Endpoint, providers, resolve
 from server.providers.pricing import model_facts
 from server.providers.registry import SCRIPTED_MODELS
 from server.runtime.keys import key_state, lookup_key
-from server.runtime.model_choice import DEFAULT_MODEL_KEY, ROUTE_KEY, default_model, routes
+from server.runtime.model_choice import (
+    DEFAULT_MODEL_KEY,
+    ROUTE_KEY,
+    PreferenceError,
+    default_model,
+    routes,
+)
 
 CLOUD_CACHE_SECONDS: Final = 60.0
-
-
-class PreferenceError(ValueError):
-    """A preference that cannot be kept as asked; the message says why."""
 
 
 @dataclass

@@ -6,6 +6,7 @@ The manager is an async context: its task group owns every run, and leaving it
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ from server.runtime.model_choice import ModelChoice, choose_model, default_model
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
+    from server.runtime.model_directory import ModelDirectory
 
 SHUTDOWN_REASON = "cancelled: Sparrow was closed while the run was going"
 EMERGENCY_REASON = "stopped by the emergency stop"
@@ -112,6 +114,13 @@ class RunManager:
         result = await self._tg.__aexit__(kind, exc, tb)
         self._tg = None
         return result
+
+    @functools.cached_property
+    def models(self) -> ModelDirectory:
+        """What models there are (made at first use: the window does not need it to show)."""
+        from server.runtime.model_directory import ModelDirectory
+
+        return ModelDirectory(self.store)
 
     def _settings(self, workspace_root: Path | None) -> Settings:
         try:

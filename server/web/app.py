@@ -19,7 +19,6 @@ from starlette.staticfiles import StaticFiles
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
-from server.runtime.model_directory import ModelDirectory
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
@@ -65,7 +64,7 @@ def create_app(
                     async with RunManager(
                         paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
                     ) as runs:
-                        yield {"runs": runs, "monitor": feed, "models": ModelDirectory(store)}
+                        yield {"runs": runs, "monitor": feed}
                 finally:
                     tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:

@@ -4,7 +4,7 @@ and never comes back: only its masked tail."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.requests import Request
@@ -13,15 +13,16 @@ from starlette.routing import Route
 
 from server.core import credentials
 from server.core.settings import Settings, SettingsError, load_settings
-from server.runtime.model_directory import ModelDirectory, PreferenceError
+from server.runtime.model_choice import PreferenceError
 from server.runtime.runs import RunRequestError
 from server.web.api import _json_object, error, runs_of
 
+if TYPE_CHECKING:
+    from server.runtime.model_directory import ModelDirectory
+
 
 def _directory(request: Request) -> ModelDirectory:
-    directory = request.state.models
-    assert isinstance(directory, ModelDirectory)
-    return directory
+    return runs_of(request).models
 
 
 def _settings(request: Request) -> Settings:
