@@ -29,9 +29,9 @@ def test_every_setting_is_in_the_readme() -> None:
     missing = []
     for name in names:
         # `a.b.warning` may be written `a.b.warning` / `.critical`.
-        short = "." + name.rsplit(".", 1)[1]
+        parent, _, last = name.rpartition(".")
         if f"`{name}`" not in README and not (
-            f"`{name.rsplit('.', 1)[0]}." in README and f"`{short}`" in README
+            parent and f"`{parent}." in README and f"`.{last}`" in README
         ):
             missing.append(name)
     assert missing == []
