@@ -75,20 +75,39 @@ def string_schema(
     }
 
 
-def check_args(tool: Tool, args: dict[str, Any]) -> dict[str, str]:
-    """The arguments as strings, or a ToolArgumentError naming what is wrong."""
+def check_args(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments, checked against the tool's schema (strings, and whole numbers
+    where it says ``integer``), or a ToolArgumentError naming what is wrong."""
     schema = tool.parameters
-    known = set(schema["properties"])
-    unknown = sorted(set(args) - known)
+    if "_raw" in args and len(args) == 1:
+        raise ToolArgumentError(
+            f"{tool.name}: the arguments are not a JSON object: {str(args['_raw'])[:200]!r}"
+        )
+    known = schema["properties"]
+    unknown = sorted(set(args) - set(known))
     if unknown:
         raise ToolArgumentError(f"{tool.name}: unknown argument(s) {', '.join(unknown)}")
     for name in schema["required"]:
         if name not in args:
             raise ToolArgumentError(f"{tool.name}: missing required argument '{name}'")
+    checked: dict[str, Any] = {}
     for name, value in args.items():
-        if not isinstance(value, str):
+        if known[name].get("type") == "integer":
+            checked[name] = _whole_number(tool, name, value)
+        elif isinstance(value, str):
+            checked[name] = value
+        else:
             raise ToolArgumentError(f"{tool.name}: argument '{name}' must be a string")
-    return dict(args)
+    return checked
+
+
+def _whole_number(tool: Tool, name: str, value: object) -> int:
+    # Models often send numbers as strings ("10"): take them as meant.
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ToolArgumentError(f"{tool.name}: argument '{name}' must be a whole number from 1")
 
 
 def truncate(text: str, limit: int) -> tuple[str, bool]:

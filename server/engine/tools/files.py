@@ -7,7 +7,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio.to_thread
 
@@ -51,19 +51,35 @@ def format_size(size: int) -> str:
 
 class ReadFile:
     name = "read_file"
-    description = "Read a text file of the workspace."
+    description = (
+        "Read a text file of the workspace. A long file is shown in part, with the line "
+        "range shown and where to go on: read the rest with offset (the first line to "
+        "show, from 1) and limit (how many lines)."
+    )
     risk = Risk.READ_ONLY
     parameters = string_schema({"path": "File path, relative to the workspace."})
+    parameters["properties"] |= {
+        "offset": {"type": "integer", "minimum": 1, "description": "First line to show (1)."},
+        "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show."},
+    }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        path = check_args(self, args)["path"]
+        checked = check_args(self, args)
+        path = checked["path"]
         target = ctx.workspace.resolve(path)
         return await anyio.to_thread.run_sync(
-            self._read, target, path, ctx.settings.files.read_limit_bytes
+            self._read,
+            target,
+            path,
+            ctx.settings.files.read_limit_bytes,
+            checked.get("offset"),
+            checked.get("limit"),
         )
 
     @staticmethod
-    def _read(target: Path, shown: str, limit: int) -> ToolOutput:
+    def _read(
+        target: Path, shown: str, limit: int, offset: int | None, lines: int | None
+    ) -> ToolOutput:
         if not target.exists():
             return ToolOutput(False, f"{shown}: no such file")
         if target.is_dir():
@@ -71,15 +87,55 @@ class ReadFile:
         size = target.stat().st_size
         with target.open("rb") as handle:
             head = handle.read(limit + 1)
-        if looks_binary(head):
-            return ToolOutput(
-                True, f"{shown}: binary file, {format_size(size)}; contents not shown"
-            )
-        cut = len(head) > limit
-        text = head[:limit].decode("utf-8", errors="replace")
-        if cut:
-            text += f"\n… [file is {format_size(size)}; only the first {format_size(limit)} shown]"
-        return ToolOutput(True, text, truncated=cut)
+            if looks_binary(head):
+                return ToolOutput(
+                    True, f"{shown}: binary file, {format_size(size)}; contents not shown"
+                )
+            if offset is None and lines is None and len(head) <= limit:
+                return ToolOutput(True, head.decode("utf-8", errors="replace"))
+            handle.seek(0)
+            return _read_lines(handle, shown, size, limit, offset or 1, lines)
+
+
+def _read_lines(
+    handle: BinaryIO, shown: str, size: int, limit: int, first: int, count: int | None
+) -> ToolOutput:
+    """Lines ``first`` on (as many as ``count`` and ``limit`` bytes allow), with
+    the range shown and how to read on, so that a long file can be read in parts."""
+    taken: list[bytes] = []
+    used = 0
+    number = 0
+    more = False
+    for number, line in enumerate(handle, start=1):
+        if number < first:
+            continue
+        if (count is not None and len(taken) >= count) or used + len(line) > limit:
+            more = True
+            if not taken:  # one line longer than the limit (minified code): its start
+                head = line[:limit].decode("utf-8", errors="replace")
+                return ToolOutput(
+                    True,
+                    f"{head}\n… [line {number:,} is {format_size(len(line))}: only its first "
+                    f"{format_size(limit)} shown]",
+                    truncated=True,
+                )
+            break
+        taken.append(line)
+        used += len(line)
+    if not taken:
+        return ToolOutput(False, f"{shown}: has {number:,} lines; offset {first:,} is past the end")
+    last = first + len(taken) - 1
+    text = b"".join(taken).decode("utf-8", errors="replace")
+    text += "" if text.endswith("\n") else "\n"
+    if not more:
+        end = f"… [lines {first:,} to {last:,}: the end of the file]" if first > 1 else ""
+        return ToolOutput(True, text + end)
+    return ToolOutput(
+        True,
+        f"{text}… [lines {first:,} to {last:,} of a {format_size(size)} file shown; "
+        f"read on with offset={last + 1}]",
+        truncated=True,
+    )
 
 
 class ListDir:

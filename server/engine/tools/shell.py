@@ -26,7 +26,11 @@ from server.engine.tools.base import (
 
 class RunShell:
     name = "run_shell"
-    description = "Run a shell command in the workspace folder and return its exit code and output."
+    description = (
+        "Run a shell command (sh -c) in the workspace folder and return its exit code, "
+        "stdout and stderr (each cut when long). Non-interactive: a command that waits for "
+        "input, a pager or an editor fails; the command is killed after a timeout."
+    )
     risk = Risk.EXEC
     parameters = string_schema({"command": "The command line, run by the system shell."})
 

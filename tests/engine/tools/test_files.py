@@ -53,7 +53,7 @@ async def test_read_of_big_binary_and_missing_files(ctx: ToolContext, workspace:
         big.ok
         and big.truncated
         and big.content.startswith("x" * 100)
-        and "only the first" in big.content
+        and "line 1 is 500 B: only its first 100 B shown" in big.content
     )
     (workspace / "blob.bin").write_bytes(b"\x00\x01" * 50)
     blob = await ReadFile().run({"path": "blob.bin"}, ctx)
@@ -91,3 +91,21 @@ async def test_tools_refuse_paths_outside(ctx: ToolContext) -> None:
 def test_bad_arguments(args: dict[str, object], message: str) -> None:
     with pytest.raises(ToolArgumentError, match=message):
         check_args(ReadFile(), args)
+
+
+async def test_a_long_file_is_read_in_parts(ctx: ToolContext, workspace: Path) -> None:
+    """The read limit (100 bytes here) cuts at a line; the model is told the range
+    and reads on from there, with offset and limit (numbers, or numbers as text)."""
+    (workspace / "long.txt").write_text("".join(f"line {n:02}\n" for n in range(1, 41)))
+    first = await ReadFile().run({"path": "long.txt"}, ctx)
+    assert first.ok and first.truncated
+    assert first.content.startswith("line 01\nline 02\n")
+    assert first.content.endswith("[lines 1 to 12 of a 320 B file shown; read on with offset=13]")
+    part = await ReadFile().run({"path": "long.txt", "offset": 13, "limit": "3"}, ctx)
+    assert part.content.startswith("line 13\nline 14\nline 15\n… [lines 13 to 15")
+    last = await ReadFile().run({"path": "long.txt", "offset": 39}, ctx)
+    assert last.content == "line 39\nline 40\n… [lines 39 to 40: the end of the file]"
+    past = await ReadFile().run({"path": "long.txt", "offset": 41}, ctx)
+    assert not past.ok and "has 40 lines; offset 41 is past the end" in past.content
+    with pytest.raises(ToolArgumentError, match="whole number"):
+        await ReadFile().run({"path": "long.txt", "offset": 0}, ctx)
