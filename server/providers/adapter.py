@@ -43,6 +43,7 @@ class ModelAdapter:
         self.model = model
         self.settings = settings
         self._model: Model | None = None
+        self._client: Any = None  # the SDK's client: ours to close, pydantic-ai leaves it
         # The context window the endpoint says it serves (llama.cpp, vLLM, LM Studio).
         self.reported_window: int | None = None
 
@@ -55,7 +56,7 @@ class ModelAdapter:
         await anyio.to_thread.run_sync(_import_sdk, self.endpoint.kind)
         if self.endpoint.local:
             await self._check_local_server()
-        self._model = _build_model(self.endpoint, self.model)
+        self._model, self._client = _build_model(self.endpoint, self.model)
         await self._model.__aenter__()
         return self
 
@@ -86,9 +87,12 @@ class ModelAdapter:
         tb: TracebackType | None,
     ) -> None:
         model, self._model = self._model, None
-        if model is not None:
-            with anyio.CancelScope(shield=True):
+        client, self._client = self._client, None
+        with anyio.CancelScope(shield=True):
+            if model is not None:
                 await model.__aexit__(kind, exc, tb)
+            if client is not None:
+                await client.close()
 
     def _model_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
@@ -188,9 +192,9 @@ def _is_model_failure(exc: BaseException) -> bool:
     return isinstance(exc, ModelAPIError | UnexpectedModelBehavior)
 
 
-def _build_model(endpoint: Endpoint, model: str) -> Model:
-    """The pydantic-ai model for ``endpoint``, on an SDK client that never retries
-    by itself (Sparrow's retries are visible and cancellable)."""
+def _build_model(endpoint: Endpoint, model: str) -> tuple[Model, Any]:
+    """The pydantic-ai model for ``endpoint`` and its SDK client, which never
+    retries by itself (Sparrow's retries are visible and cancellable)."""
     if endpoint.kind == "anthropic":
         from anthropic import AsyncAnthropic
         from pydantic_ai.models.anthropic import AnthropicModel
@@ -199,7 +203,7 @@ def _build_model(endpoint: Endpoint, model: str) -> Model:
         client = AsyncAnthropic(
             api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0
         )
-        return AnthropicModel(model, provider=AnthropicProvider(anthropic_client=client))
+        return AnthropicModel(model, provider=AnthropicProvider(anthropic_client=client)), client
 
     from openai import AsyncOpenAI
     from pydantic_ai.providers.openai import OpenAIProvider
@@ -211,7 +215,7 @@ def _build_model(endpoint: Endpoint, model: str) -> Model:
     if endpoint.kind == "openai":
         from pydantic_ai.models.openai import OpenAIResponsesModel
 
-        return OpenAIResponsesModel(model, provider=provider)
+        return OpenAIResponsesModel(model, provider=provider), openai_client
     from pydantic_ai.models.openai import OpenAIChatModel
 
-    return OpenAIChatModel(model, provider=provider)
+    return OpenAIChatModel(model, provider=provider), openai_client

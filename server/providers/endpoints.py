@@ -48,7 +48,8 @@ class Endpoint:
     price_id: str | None = None  # genai-prices provider, only at the vendor's own address
     context_window: int = 0  # configured for its models (0: not said)
     models: tuple[str, ...] = ()  # configured, for endpoints that list none
-    api_key: str = field(default="", repr=False)
+    # Some key is always sent: the SDKs refuse to start without one; local servers ignore it.
+    api_key: str = field(default=NO_KEY, repr=False)
 
     @property
     def shown_url(self) -> str:
