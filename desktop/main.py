@@ -11,6 +11,7 @@ from types import FrameType
 
 from desktop.output import complain, say
 from server.core.paths import resolve_paths
+from server.core.redaction import install_log_redaction
 from server.core.settings import SettingsError, load_settings
 from server.web.serve import EmbeddedServer, PortInUseError, ServerStartError
 
@@ -104,6 +105,7 @@ def _configured_port() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    install_log_redaction()  # no log line, here or in a library, carries a key
     if not args.headless:
         # Before pywebview or Qt is imported: they read these at import.
         from desktop.qt_env import configure_backend

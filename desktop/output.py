@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from server.core.redaction import redact
+
 
 def say(line: str) -> None:
     # A windowed build on Windows has no stdout at all.
@@ -13,4 +15,4 @@ def say(line: str) -> None:
 
 def complain(line: str) -> None:
     if sys.stderr is not None:
-        print(line, file=sys.stderr, flush=True)
+        print(redact(line), file=sys.stderr, flush=True)

@@ -7,9 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from server.cli.parser import build_parser
+from server.core.redaction import install_log_redaction
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    install_log_redaction()  # no log line, here or in a library, carries a key
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from server.core.paths import Paths, resolve_paths
+from server.core.redaction import redact
 from server.engine.store import Store
 
 
@@ -14,5 +15,5 @@ def open_state() -> tuple[Paths, Store]:
 
 
 def fail(message: str, code: int = 1) -> int:
-    print(f"sparrow: {message}", file=sys.stderr)
+    print(f"sparrow: {redact(message)}", file=sys.stderr)
     return code

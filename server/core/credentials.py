@@ -7,7 +7,10 @@ the credentials branch.)"""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from server.core.redaction import register_secret
 
 SERVICE = "sparrow"
 
@@ -66,18 +69,28 @@ def find_key(provider: str, env_names: tuple[str, ...]) -> Credential | None:
     except Exception:
         value = None
     if value:
+        register_secret(value)
         return Credential(provider, value, "keyring")
     for name in env_names:
         env = os.environ.get(name, "").strip()
         if env:
+            register_secret(env)
             return Credential(provider, env, f"env:{name}")
     return None
+
+
+def register_env_keys(env_names: Iterable[str]) -> None:
+    """Every key the environment holds for a provider is blanked from now on,
+    used or not: a tool's output could still print one."""
+    for name in env_names:
+        register_secret(os.environ.get(name, "").strip())
 
 
 def store_key(provider: str, value: str) -> None:
     import keyring
 
     _keyring()
+    register_secret(value)
     try:
         keyring.set_password(SERVICE, provider, value)
     except Exception as exc:

@@ -83,6 +83,7 @@ class ModelRequested(Event):
     attempt: int = 1
 
 
+@dataclass(kw_only=True)
 class StreamDelta(Event):
     """A piece of streamed text; consecutive pieces of the same stream merge into
     one wherever they queue (a slow subscriber, a live run's history)."""
@@ -101,7 +102,6 @@ class StreamDelta(Event):
 class TextDelta(StreamDelta):
     type: ClassVar[str] = "text_delta"
     turn: int
-    text: str
 
     def merge_key(self) -> tuple[object, ...]:
         return (self.type, self.run_id, self.turn)
@@ -113,7 +113,6 @@ class ThinkingDelta(StreamDelta):
 
     type: ClassVar[str] = "thinking_delta"
     turn: int
-    text: str
 
     def merge_key(self) -> tuple[object, ...]:
         return (self.type, self.run_id, self.turn)
@@ -128,7 +127,6 @@ class ToolCallDelta(StreamDelta):
     turn: int
     call_id: str
     tool: str
-    text: str
 
     def merge_key(self) -> tuple[object, ...]:
         return (self.type, self.run_id, self.turn, self.call_id)

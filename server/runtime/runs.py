@@ -7,6 +7,7 @@ The manager is an async context: its task group owns every run, and leaving it
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
+from server.core.credentials import register_env_keys
 from server.core.events import Event
 from server.core.hook_config import HookConfigError
 from server.core.paths import Paths
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
     from server.runtime.model_directory import ModelDirectory
 
+KEY_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
 SHUTDOWN_REASON = "cancelled: Sparrow was closed while the run was going"
 EMERGENCY_REASON = "stopped by the emergency stop"
 EMERGENCY_REFUSAL = (
@@ -98,6 +101,8 @@ class RunManager:
         self._live: dict[str, _LiveRun] = {}
         self._tg: TaskGroup | None = None
         self.tool_names = default_tools().names()
+        # Any key in the environment is blanked from every event, used or not.
+        register_env_keys(name for name in os.environ if name.endswith(KEY_SUFFIXES))
         self.rulebook = RuleBook(store, self.tool_names)
         self.approvals = ApprovalDesk()
 

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from server.core.redaction import redact
 from server.engine.store import RunInfo
 from server.runtime.runs import RunManager, RunRequest, RunRequestError
 
@@ -29,7 +30,7 @@ def run_dict(runs: RunManager, info: RunInfo) -> dict[str, Any]:
 
 
 def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": redact(message)}, status_code=status)
 
 
 async def _json_object(request: Request) -> dict[str, Any]:

@@ -27,14 +27,20 @@ def ndjson(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def semantic(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """Events other than text deltas, and the text of each turn: what a surface shows.
-    (A live reader may get consecutive deltas merged; the transcript has each one.)"""
-    others = [e for e in events if e["type"] != "text_delta"]
-    text: dict[int, str] = {}
+DELTAS = ("text_delta", "thinking_delta", "tool_call_delta")
+
+
+def semantic(
+    events: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[tuple[str, int, str], str]]:
+    """Events other than streamed deltas, and the text of each stream: what a surface
+    shows. (A live reader may get consecutive deltas merged; the transcript has each one.)"""
+    others = [e for e in events if e["type"] not in DELTAS]
+    text: dict[tuple[str, int, str], str] = {}
     for e in events:
-        if e["type"] == "text_delta":
-            text[e["turn"]] = text.get(e["turn"], "") + e["text"]
+        if e["type"] in DELTAS:
+            key = (e["type"], e["turn"], e.get("call_id", ""))
+            text[key] = text.get(key, "") + e["text"]
     return others, text
 
 
