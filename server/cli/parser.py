@@ -106,6 +106,27 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--json", action="store_true", help="print it as one JSON object")
     models.set_defaults(handler=_lazy("models_command"))
 
+    keys = sub.add_parser(
+        "keys",
+        help="API keys of the model providers, in the OS keyring",
+        description="Set, list or remove the API keys of model providers. Keys live in the "
+        "OS keyring only (service 'sparrow'); the environment variables work as a fallback.",
+    )
+    keys_sub = keys.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
+    key_set = keys_sub.add_parser(
+        "set",
+        help="store a key (read without echo, or from stdin when not a terminal)",
+        description="Store a provider's key in the OS keyring. On a terminal it is read "
+        "without echo; otherwise from stdin.",
+    )
+    key_set.add_argument("provider", metavar="PROVIDER", help="anthropic, openai, openrouter, …")
+    key_list = keys_sub.add_parser("list", help="every provider's key state (masked)")
+    key_list.add_argument("--json", action="store_true", help="one JSON object per provider")
+    key_remove = keys_sub.add_parser("remove", help="remove a provider's key from the keyring")
+    key_remove.add_argument("provider", metavar="PROVIDER")
+    for each in (key_set, key_list, key_remove):
+        each.set_defaults(handler=_lazy("keys_command"))
+
     runs = sub.add_parser(
         "runs", help="list recent runs", description="List recent runs, newest first."
     )

@@ -1,18 +1,23 @@
 """API keys: the OS keyring only (service ``sparrow``, one entry per provider),
-then the environment as a fallback. Never a file.
+then the environment as a fallback, shown as such. Never a file: where no
+secure store exists, Sparrow says so and names the variable to use.
 
-(A first cut; the full module, with redaction of every key read, lands from
-the credentials branch.)"""
+Every key read or stored is registered for redaction. Keyring calls can block
+on D-Bus: async callers run them in a worker thread."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Final
 
 from server.core.redaction import register_secret
 
-SERVICE = "sparrow"
+SERVICE: Final = "sparrow"
+# Backends that only pretend to keep a secret, or keep it in a plain file.
+_NOT_SECURE: Final = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
 
 
 class CredentialError(Exception):
@@ -31,7 +36,8 @@ class Credential:
 
     @property
     def masked(self) -> str:
-        return f"…{self.value[-4:]}" if len(self.value) >= 12 else "…"
+        """A short tail to tell keys apart, never more: nothing for a short key."""
+        return f"…{self.value[-4:]}" if len(self.value) >= 16 else "…"
 
 
 @dataclass(frozen=True)
@@ -40,34 +46,60 @@ class KeyringStatus:
     reason: str = ""
 
 
-def _keyring() -> object:
+def _why_none() -> str:
+    if sys.platform.startswith("linux") and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        return (
+            "there is no D-Bus session, so the Secret Service (GNOME Keyring, KWallet) "
+            "cannot be reached"
+        )
+    return "no keyring backend is available on this system"
+
+
+def _backend() -> Any:
+    """The keyring backend, or NoSecureStore when it is not a secure store."""
     import keyring
-    from keyring.backends import fail
 
     backend = keyring.get_keyring()
-    if isinstance(backend, fail.Keyring):
-        raise NoSecureStore("no secure store for keys (no keyring backend is available)")
+    parts = [backend, *getattr(backend, "backends", [])]
+    secure = [b for b in parts if not type(b).__module__.startswith(_NOT_SECURE)]
+    if not secure or (hasattr(backend, "backends") and not backend.backends):
+        raise NoSecureStore(f"no secure store for keys: {_why_none()}")
     return backend
+
+
+def _plain(exc: Exception) -> str:
+    """A keyring failure in a user's words."""
+    name = type(exc).__name__
+    text = str(exc) or name
+    if name == "KeyringLocked" or "locked" in text.lower():
+        return "the keyring is locked: unlock it (log in to the desktop session)"
+    if "Prompt dismissed" in text or name == "InitError":
+        return "the keyring asked to be unlocked and the prompt was dismissed"
+    return f"the keyring failed: {text}"
 
 
 def keyring_status() -> KeyringStatus:
     try:
-        _keyring()
+        backend = _backend()
+        backend.get_password(SERVICE, "__sparrow_probe__")
     except NoSecureStore as exc:
         return KeyringStatus(False, str(exc))
-    except Exception as exc:  # a D-Bus error, a locked keyring
-        return KeyringStatus(False, f"the keyring cannot be used: {exc}")
+    except Exception as exc:
+        return KeyringStatus(False, _plain(exc))
     return KeyringStatus(True)
 
 
-def find_key(provider: str, env_names: tuple[str, ...]) -> Credential | None:
+def _stored(provider: str) -> str | None:
     try:
-        import keyring
-
-        _keyring()
-        value = keyring.get_password(SERVICE, provider)
+        value: str | None = _backend().get_password(SERVICE, provider)
     except Exception:
-        value = None
+        return None  # no keyring, or a locked one: the environment may still have it
+    return value
+
+
+def find_key(provider: str, env_names: Iterable[str]) -> Credential | None:
+    """The key of ``provider``: the keyring's, else the first variable set."""
+    value = _stored(provider)
     if value:
         register_secret(value)
         return Credential(provider, value, "keyring")
@@ -86,24 +118,35 @@ def register_env_keys(env_names: Iterable[str]) -> None:
         register_secret(os.environ.get(name, "").strip())
 
 
-def store_key(provider: str, value: str) -> None:
-    import keyring
+def check_key(value: str) -> str:
+    """The key as it will be stored, or CredentialError naming what is wrong."""
+    key = value.strip()
+    if not key:
+        raise CredentialError("the key is empty")
+    if any(c.isspace() for c in key):
+        raise CredentialError("the key has spaces or line breaks inside: paste just the key")
+    return key
 
-    _keyring()
-    register_secret(value)
+
+def store_key(provider: str, value: str) -> None:
+    key = check_key(value)
+    register_secret(key)
+    backend = _backend()
     try:
-        keyring.set_password(SERVICE, provider, value)
+        backend.set_password(SERVICE, provider, key)
     except Exception as exc:
-        raise CredentialError(f"the key could not be stored in the keyring: {exc}") from exc
+        raise CredentialError(f"the key was not stored: {_plain(exc)}") from exc
 
 
 def remove_key(provider: str) -> bool:
-    import keyring
+    """Forget ``provider``'s key; False when the keyring held none."""
     from keyring.errors import PasswordDeleteError
 
-    _keyring()
+    backend = _backend()
     try:
-        keyring.delete_password(SERVICE, provider)
+        backend.delete_password(SERVICE, provider)
     except PasswordDeleteError:
         return False
+    except Exception as exc:
+        raise CredentialError(f"the key was not removed: {_plain(exc)}") from exc
     return True
