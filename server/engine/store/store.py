@@ -13,6 +13,7 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
+from server.core.redaction import redact
 from server.engine.store.migrations import apply_migrations
 from server.engine.store.records import MODELS, RunRecord, SessionRecord
 
@@ -126,7 +127,7 @@ class Store:
     def create_session(self, workspace: str, title: str = "") -> str:
         session_id = new_id("s")
         SessionRecord.create(
-            id=session_id, workspace=workspace, title=title[:200], created_at=time.time()
+            id=session_id, workspace=workspace, title=redact(title)[:200], created_at=time.time()
         )
         return session_id
 
@@ -144,7 +145,7 @@ class Store:
             id=run_id,
             session=session_id,
             workspace=workspace,
-            task=task,
+            task=redact(task),
             model=model,
             status="running",
             pid=os.getpid(),
@@ -154,7 +155,9 @@ class Store:
         return RunInfo.of(row)
 
     def finish_run(self, run_id: str, *, status: str, reason: str, turns: int) -> None:
-        RunRecord.update(status=status, reason=reason, turns=turns, finished_at=time.time()).where(
+        RunRecord.update(
+            status=status, reason=redact(reason), turns=turns, finished_at=time.time()
+        ).where(
             RunRecord.id == run_id
         ).execute()
 
