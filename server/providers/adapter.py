@@ -77,7 +77,7 @@ class ModelAdapter:
                 + ", ".join(offer.models[:12])
             )
         self.reported_window = offer.windows.get(self.model) or (
-            next(iter(offer.windows.values())) if len(offer.models) == 1 else None
+            next(iter(offer.windows.values()), None) if len(offer.models) == 1 else None
         )
 
     async def __aexit__(

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
+
 from server.providers.endpoints import Endpoint
 from server.providers.failures import classify
 
@@ -26,7 +28,16 @@ class Offer:
     error: str = ""  # one line: what failed and the fix
 
 
+def import_clients() -> None:
+    """The SDKs and pydantic-ai's error categories (~1 s, the first time): imported in
+    a worker thread before an endpoint is asked, so the event loop never waits on it."""
+    import anthropic  # noqa: F401
+    import openai  # noqa: F401
+    import pydantic_ai.exceptions  # noqa: F401
+
+
 async def list_models(endpoint: Endpoint) -> Offer:
+    await anyio.to_thread.run_sync(import_clients)
     wait = LOCAL_TIMEOUT if endpoint.local else CLOUD_TIMEOUT
     try:
         if endpoint.kind == "anthropic":

@@ -295,3 +295,15 @@ async def test_a_local_server_without_the_model_names_the_ones_it_has(
     )
     async with ModelAdapter(endpoint, "llama3", ModelSettings()):  # :latest is implied
         pass
+
+
+async def test_a_local_server_of_one_model_that_reports_no_window(vendor: FakeVendor) -> None:
+    """llama.cpp serves one model under any name, and may say nothing of its window."""
+    endpoint = Endpoint(
+        name="llamacpp", label="llama.cpp server", kind="openai-chat",
+        base_url=f"{vendor.base_url}/v1", local=True,
+    )
+    vendor.script(Reply(text="hi"))
+    model = ModelAdapter(endpoint, "whatever", ModelSettings())
+    assert text_of(await stream(model)) == "hi"
+    assert model.reported_window is None

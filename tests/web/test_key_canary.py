@@ -55,10 +55,6 @@ def _finish(client: TestClient, run_id: str) -> list[dict[str, Any]]:
                 return seen
 
 
-def _files(*folders: Path) -> bytes:
-    return b"".join(p.read_bytes() for f in folders for p in f.rglob("*") if p.is_file())
-
-
 def test_no_key_leaks_from_a_run_a_failing_run_or_the_settings(
     client: TestClient,
     vendor: FakeVendor,
@@ -107,7 +103,6 @@ def test_no_key_leaks_from_a_run_a_failing_run_or_the_settings(
         everything.append(client.get(f"/api/runs/{r['id']}/events").text)
         everything.append(client.get(f"/api/runs/{r['id']}/requests/1").text)
     out, err = capfd.readouterr()
-    on_disk = _files(sparrow_home, workspace)
     for key in (IN_KEYRING, IN_ENV):
         holding = [
             str(p) for f in (sparrow_home, workspace) for p in f.rglob("*")

@@ -47,10 +47,25 @@ export const api = {
   listRuns: async () => (await request("GET", "/api/runs")).runs ?? [],
   getRun: async (id) => (await request("GET", `/api/runs/${enc(id)}`)).run,
   // The surface lets rules be limited to the window or to a browser.
-  createRun: async ({ workspace, task, model }) =>
-    (await request("POST", "/api/runs", {
-      workspace, task, model, surface: inDesktop() ? "desktop" : "web",
-    })).run,
+  // `continueFrom`: a run of the conversation to continue (then no workspace).
+  createRun: async ({ workspace, task, model, continueFrom }) => {
+    const body = { task, surface: inDesktop() ? "desktop" : "web" };
+    if (model) body.model = model;
+    if (continueFrom) body.continue = continueFrom;
+    else body.workspace = workspace;
+    return (await request("POST", "/api/runs", body)).run;
+  },
+  sessions: async () => (await request("GET", "/api/sessions")).sessions ?? [],
+  sessionRuns: async (id) => (await request("GET", `/api/sessions/${enc(id)}/runs`)).runs ?? [],
+  turnRequest: async (id, turn) =>
+    (await request("GET", `/api/runs/${enc(id)}/requests/${enc(turn)}`)).request,
+  models: (refresh = false) => request("GET", `/api/models${refresh ? "?refresh=1" : ""}`),
+  setKey: async (provider, key) =>
+    (await request("PUT", `/api/providers/${enc(provider)}/key`, { key })).provider,
+  removeKey: async (provider) =>
+    (await request("DELETE", `/api/providers/${enc(provider)}/key`)).provider,
+  testProvider: (provider) => request("POST", `/api/providers/${enc(provider)}/test`),
+  setPreferences: (change) => request("PUT", "/api/preferences", change),
   cancelRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/cancel`)).run,
   runCheckpoints: async (id) =>
     (await request("GET", `/api/runs/${enc(id)}/checkpoints`)).checkpoints ?? [],

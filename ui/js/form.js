@@ -1,10 +1,14 @@
-// The "new run" form: workspace (with recent workspaces, and Browse… in the
-// desktop window), model, task. The server decides what is valid; its
-// message is shown inline and the typed task is never lost.
+// The "new conversation" form: workspace (with recent workspaces, and
+// Browse… in the desktop window), model (Auto routes by the task; the last
+// choice is remembered), task. The server decides what is valid; its message
+// is shown inline and the typed task is never lost.
 
 import { api } from "./api.js";
 import { byId, h, showText } from "./dom.js";
 import { chooseFolder, onDesktop } from "./bridge.js";
+import { fillModelSelect, hasRealModels, loadModels } from "./models.js";
+
+const LAST_MODEL = "sparrow.model";
 
 export class RunForm {
   constructor({ onCreated }) {
@@ -39,6 +43,42 @@ export class RunForm {
       this.browse.hidden = false;
     });
     this.browse.addEventListener("click", () => this.pickFolder());
+    this.model.addEventListener("change", () => {
+      try {
+        localStorage.setItem(LAST_MODEL, this.model.value);
+      } catch {
+        /* private windows may refuse storage: the choice is just not remembered */
+      }
+    });
+  }
+
+  /** The models to choose from; the remembered choice, else the default, else Auto (or the demo). */
+  async loadModels({ refresh = false } = {}) {
+    let overview;
+    try {
+      overview = await loadModels({ refresh });
+    } catch {
+      return; // the demo and Auto stay; the connection indicator says what is wrong
+    }
+    let remembered = null;
+    try {
+      remembered = localStorage.getItem(LAST_MODEL);
+    } catch {
+      remembered = null;
+    }
+    const fallback = overview.default || (hasRealModels(overview) ? "auto" : "demo");
+    fillModelSelect(this.model, overview, {
+      first: [["auto", "Auto (route by task)"]],
+      chosen: remembered || fallback,
+    });
+    if (remembered && this.model.value !== remembered) this.model.value = fallback;
+  }
+
+  /** Fill the form for a try of the demo. */
+  tryDemo() {
+    this.model.value = "demo";
+    if (!this.prompt.value.trim()) this.prompt.value = "Show me what you can do in this folder.";
+    (this.workspace.value.trim() ? this.prompt : this.workspace).focus();
   }
 
   async loadRecent() {

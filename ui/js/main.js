@@ -1,6 +1,7 @@
-// Wires the page together: runs list, form, run view, the all-runs socket,
-// the connection dot, the Monitor and Rules views, the safety controls in the
-// header, the address (#run=ID, #monitor or #rules), and the desktop bridge.
+// Wires the page together: conversations list, form, conversation view, the
+// all-runs socket, the connection dot, the Monitor, Rules and Settings views,
+// the welcome screen, the safety controls in the header, the address
+// (#run=ID, #monitor, #rules or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
 import { pageReady } from "./bridge.js";
@@ -11,11 +12,14 @@ import { RunView } from "./runview.js";
 import { MonitorView } from "./monitor.js";
 import { RulesView } from "./rules.js";
 import { SafetyControls } from "./safety.js";
+import { SettingsView } from "./settings.js";
 import { LiveSocket } from "./socket.js";
+import { Welcome } from "./welcome.js";
 
 const connection = new ConnectionIndicator(byId("connection-status"));
 const MONITOR_HASH = "#monitor";
 const RULES_HASH = "#rules";
+const SETTINGS_HASH = "#settings";
 
 function runIdFromHash() {
   const match = /^#run=(.+)$/.exec(location.hash);
@@ -41,12 +45,35 @@ const runs = new RunsList({
 const view = new RunView({
   onRunChanged: (run) => runs.upsert(run),
   onConnection: (state) => connection.set("run", state),
+  onOpened: (sessionId) => runs.select(view.currentId, sessionId),
+  onFollowUp: (run) => {
+    runs.upsert(run);
+    // The address follows the conversation's newest run; the view is already on it.
+    history.replaceState(null, "", `#run=${encodeURIComponent(run.id)}`);
+    runs.select(run.id, run.session_id);
+  },
 });
 
 const form = new RunForm({
   onCreated: (run) => {
     runs.upsert(run);
+    welcome.update({ noConversations: false });
     navigate(run.id);
+  },
+});
+
+const welcome = new Welcome({
+  onAddKey: () => {
+    location.hash = SETTINGS_HASH;
+  },
+  onTryDemo: () => form.tryDemo(),
+  onChosen: () => form.loadModels({ refresh: true }),
+});
+
+const settings = new SettingsView({
+  onChanged: () => {
+    form.loadModels();
+    welcome.update();
   },
 });
 
@@ -75,11 +102,20 @@ function route() {
   if (location.hash === MONITOR_HASH) {
     // The run stays open behind the monitor: the Runs tab goes back to it.
     rules.hide();
+    settings.hide();
     showView("monitor");
     monitor.show();
     return;
   }
   monitor.hide();
+  if (location.hash === SETTINGS_HASH) {
+    rules.hide();
+    safety.close();
+    showView("settings");
+    settings.show();
+    return;
+  }
+  settings.hide();
   if (location.hash === RULES_HASH) {
     // Likewise behind the rules.
     safety.close();
@@ -120,5 +156,6 @@ everything.subscribe("*");
 everything.connect();
 
 route();
-await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh()]);
+await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh(), form.loadModels()]);
+welcome.update({ noConversations: runs.size === 0 });
 requestAnimationFrame(() => pageReady());

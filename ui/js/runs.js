@@ -1,6 +1,8 @@
-// The recent runs list: loaded from GET /api/runs, kept current by the
-// all-runs WebSocket subscription ("*"), keyed so that updates never rebuild
-// rows (no focus loss, no jumps).
+// The conversations list: loaded from GET /api/sessions (each with its last
+// run), kept current by the all-runs WebSocket subscription ("*"): a new run
+// of a conversation moves it to the top. Rows are keyed so that updates never
+// rebuild them (no focus loss, no jumps). A click opens the conversation at
+// its last run.
 
 import { api } from "./api.js";
 import { h } from "./dom.js";
@@ -15,28 +17,44 @@ export class RunsList {
     this.empty = empty;
     this.error = error;
     this.onSelect = onSelect;
-    this.runs = new Map();
+    this.sessions = new Map(); // session id -> {id, title, workspace, runs, last_run}
+    this.sessionOf = new Map(); // run id -> session id
     this.rows = new Map();
-    this.selected = null;
+    this.selected = null; // a session id
     this.refreshTimer = null;
     setInterval(() => this.updateTimes(), 30_000);
   }
 
+  get size() {
+    return this.sessions.size;
+  }
+
+  /** The last known RunInfo of run `id`, when it is a conversation's last run. */
   get(id) {
-    return this.runs.get(id) ?? null;
+    const session = this.sessions.get(this.sessionOf.get(id));
+    return session && session.last_run.id === id ? session.last_run : null;
   }
 
   async refresh() {
     try {
-      const runs = await api.listRuns();
+      const sessions = await api.sessions();
       this.error.hidden = true;
-      for (const run of runs) this.runs.set(run.id, { ...this.runs.get(run.id), ...run });
+      for (const session of sessions) this.putSession(session);
       this.render();
     } catch (error) {
-      this.error.textContent = `Could not load runs: ${error.message}`;
+      this.error.textContent = `Could not load conversations: ${error.message}`;
       this.error.hidden = false;
       this.render();
     }
+  }
+
+  putSession(session) {
+    const known = this.sessions.get(session.id);
+    const last = known && (known.last_run.created_at ?? 0) > (session.last_run.created_at ?? 0)
+      ? known.last_run
+      : { ...known?.last_run, ...session.last_run };
+    this.sessions.set(session.id, { ...known, ...session, last_run: last });
+    this.sessionOf.set(last.id, session.id);
   }
 
   /** Refresh soon, once, however many callers ask. */
@@ -48,77 +66,100 @@ export class RunsList {
     }, 250);
   }
 
-  /** Merge a RunInfo (or part of one) and redraw. */
+  /** Merge a RunInfo (or part of one, with its id) and redraw. */
   upsert(run) {
     if (!run || !run.id) return;
-    this.runs.set(run.id, { ...this.runs.get(run.id), ...run });
+    const sessionId = run.session_id || this.sessionOf.get(run.id);
+    if (!sessionId) {
+      this.refreshSoon();
+      return;
+    }
+    this.sessionOf.set(run.id, sessionId);
+    const session = this.sessions.get(sessionId);
+    if (!session) {
+      this.sessions.set(sessionId, {
+        id: sessionId,
+        title: run.task || "",
+        workspace: run.workspace || "",
+        runs: 1,
+        last_run: { ...run },
+      });
+    } else if (session.last_run.id === run.id) {
+      session.last_run = { ...session.last_run, ...run };
+    } else if ((run.created_at ?? Infinity) >= (session.last_run.created_at ?? 0)) {
+      session.last_run = { ...run };
+      session.runs += 1;
+    }
     this.render();
   }
 
   /** An event from the all-runs subscription. */
   applyEvent(event) {
-    const known = this.runs.get(event.run_id);
+    const sessionId = event.session_id || this.sessionOf.get(event.run_id);
+    const session = this.sessions.get(sessionId);
     if (event.type === "run_started") {
+      if (!session && event.continues) {
+        this.refreshSoon(); // a follow-up of a conversation not loaded yet
+        return;
+      }
       this.upsert({
         id: event.run_id,
         session_id: event.session_id,
         task: event.task,
         workspace: event.workspace,
         model: event.model,
-        status: known?.status ?? "running",
-        created_at: known?.created_at ?? event.ts,
-      });
-    } else if (event.type === "run_finished") {
-      this.upsert({
-        id: event.run_id,
-        status: event.status,
-        reason: event.reason,
-        turns: event.turns,
-        finished_at: event.ts,
+        status: "running",
+        created_at: event.ts,
         waiting: 0,
       });
-      if (!known) this.refreshSoon();
-    } else if (event.type === "approval_requested" && known) {
-      this.upsert({ id: event.run_id, waiting: (known.waiting ?? 0) + 1 });
-    } else if (event.type === "approval_resolved" && known) {
-      this.upsert({ id: event.run_id, waiting: Math.max(0, (known.waiting ?? 0) - 1) });
-    } else if (!known) {
-      this.refreshSoon(); // a run we missed the start of (e.g. while reconnecting)
+    } else if (!session) {
+      if (event.type === "run_finished") this.refreshSoon(); // missed while reconnecting
+    } else if (session.last_run.id !== event.run_id) {
+      // an older run of the conversation: its row shows the last one
+    } else if (event.type === "run_finished") {
+      this.upsert({ id: event.run_id, status: event.status, reason: event.reason,
+        turns: event.turns, finished_at: event.ts, waiting: 0 });
+    } else if (event.type === "approval_requested") {
+      this.upsert({ id: event.run_id, waiting: (session.last_run.waiting ?? 0) + 1 });
+    } else if (event.type === "approval_resolved") {
+      this.upsert({ id: event.run_id, waiting: Math.max(0, (session.last_run.waiting ?? 0) - 1) });
     }
   }
 
-  select(id) {
+  /** Mark the conversation of run `runId` (or session `sessionId`) as the open one. */
+  select(runId, sessionId = null) {
+    const id = sessionId || this.sessionOf.get(runId) || null;
     this.selected = id;
-    for (const [runId, row] of this.rows) {
+    for (const [key, row] of this.rows) {
       const button = row.firstElementChild;
-      if (runId === id) button.setAttribute("aria-current", "true");
+      if (key === id) button.setAttribute("aria-current", "true");
       else button.removeAttribute("aria-current");
     }
   }
 
   sorted() {
-    return [...this.runs.values()]
-      .sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0))
+    return [...this.sessions.values()]
+      .sort((a, b) => (b.last_run.created_at ?? 0) - (a.last_run.created_at ?? 0))
       .slice(0, MAX_ROWS);
   }
 
   render() {
-    const runs = this.sorted();
-    this.empty.hidden = runs.length > 0 || !this.error.hidden;
-    const keep = new Set(runs.map((run) => run.id));
+    const sessions = this.sorted();
+    this.empty.hidden = sessions.length > 0 || !this.error.hidden;
+    const keep = new Set(sessions.map((s) => s.id));
     for (const [id, row] of this.rows) {
       if (!keep.has(id)) {
         row.remove();
         this.rows.delete(id);
       }
     }
-    runs.forEach((run, index) => {
-      let row = this.rows.get(run.id);
+    sessions.forEach((session, index) => {
+      let row = this.rows.get(session.id);
       if (!row) {
-        row = this.createRow(run.id);
-        this.rows.set(run.id, row);
+        row = this.createRow(session.id);
+        this.rows.set(session.id, row);
       }
-      this.fillRow(row, run);
+      this.fillRow(row, session);
       const current = this.list.children[index];
       if (current !== row) this.list.insertBefore(row, current ?? null);
     });
@@ -131,8 +172,8 @@ export class RunsList {
         type: "button",
         class: "run-item",
         "data-testid": "run-item",
-        "data-run-id": id,
-        on: { click: () => this.onSelect(id) },
+        "data-session-id": id,
+        on: { click: () => this.onSelect(this.sessions.get(id)?.last_run.id) },
       },
       h("span", { class: "status-dot", "data-testid": "run-item-status" }),
       h("span", { class: "run-item-task" }),
@@ -142,6 +183,7 @@ export class RunsList {
         "span",
         { class: "run-item-meta" },
         h("span", { class: "run-item-ws" }),
+        h("span", { class: "run-item-count", "data-testid": "run-item-count" }),
         h("time", { class: "run-item-time" }),
       ),
     );
@@ -149,21 +191,28 @@ export class RunsList {
     return h("li", {}, button);
   }
 
-  fillRow(row, run) {
+  fillRow(row, session) {
+    const run = session.last_run;
     const button = row.firstElementChild;
+    button.dataset.runId = run.id;
     const [dot, task, waiting, meta] = button.children;
     waiting.hidden = !(run.waiting > 0);
     showStatus(dot, run.status);
     button.dataset.status = run.status || "running";
-    task.textContent = firstLine(run.task) || "(no task)";
-    const [ws, time] = meta.children;
-    ws.textContent = baseName(run.workspace);
-    ws.title = run.workspace || "";
+    const title = session.title || run.task;
+    task.textContent = firstLine(title) || "(no task)";
+    const [ws, count, time] = meta.children;
+    ws.textContent = baseName(session.workspace || run.workspace);
+    ws.title = session.workspace || run.workspace || "";
+    count.textContent = session.runs > 1 ? `${session.runs} exchanges` : "";
+    count.hidden = session.runs <= 1;
     time.dataset.ts = String(run.created_at ?? "");
     time.textContent = relativeTime(run.created_at);
     time.title = absoluteTime(run.created_at);
     const asks = run.waiting > 0 ? ", waits for your approval" : "";
-    button.setAttribute("aria-label", `${firstLine(run.task, 80)}, ${run.status}${asks}, in ${baseName(run.workspace)}`);
+    const exchanges = session.runs > 1 ? `, ${session.runs} exchanges` : "";
+    button.setAttribute("aria-label",
+      `${firstLine(title, 80)}, ${run.status}${asks}${exchanges}, in ${baseName(session.workspace || run.workspace)}`);
   }
 
   updateTimes() {

@@ -1,34 +1,52 @@
-// The selected run: its header (title, workspace, status pill, reason,
-// tokens, Cancel) and its live transcript, fed by a WebSocket of its own so
-// that switching runs never mixes two runs' events.
+// The open conversation: its header (title, workspace, the model and why,
+// status, tokens and cost, Cancel), the transcript of every run of it in
+// order, and the composer for a follow-up. One WebSocket of its own
+// subscribes to each run (each replays its history first), so that switching
+// conversations never mixes two of them.
 
 import { api } from "./api.js";
 import { byId, h } from "./dom.js";
 import { formatTokens } from "./format.js";
+import { Composer } from "./composer.js";
+import { RequestDialog } from "./requestview.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
 import { CheckpointTimeline } from "./timeline.js";
 import { Transcript } from "./transcript.js";
 
 export class RunView {
-  constructor({ onRunChanged = () => {}, onConnection = () => {} } = {}) {
+  constructor({
+    onRunChanged = () => {},
+    onConnection = () => {},
+    onFollowUp = () => {},
+    onOpened = () => {},
+  } = {}) {
     this.onRunChanged = onRunChanged;
+    this.onOpened = onOpened;
     this.onConnection = onConnection;
+    this.onFollowUp = onFollowUp;
     this.section = byId("run-view");
     this.head = byId("run-head");
     this.title = byId("run-title");
     this.workspace = byId("run-workspace");
     this.model = byId("run-model");
+    this.modelReason = byId("run-model-reason");
     this.idLabel = byId("run-id");
     this.usage = byId("run-usage");
+    this.cost = byId("run-cost");
     this.pill = byId("run-status");
     this.reason = byId("run-reason");
     this.cancelButton = byId("cancel-button");
     this.placeholder = byId("run-placeholder");
-    this.transcript = new Transcript(byId("transcript"), byId("jump-latest"));
+    this.requests = new RequestDialog();
+    this.transcript = new Transcript(byId("transcript"), byId("jump-latest"), {
+      onRequest: (runId, turn) => this.requests.show(runId, turn),
+    });
     this.timeline = new CheckpointTimeline();
+    this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
     this.socket = null;
     this.runId = null;
+    this.runIds = [];
     this.cancelButton.addEventListener("click", () => this.cancel());
     this.showEmpty();
   }
@@ -37,59 +55,102 @@ export class RunView {
     return this.runId;
   }
 
-  /** The open run's workspace and session ({} when none is open), for the Rules view. */
+  /** The open conversation's workspace and session ({} when none is open), for the Rules view. */
   get context() {
     return this.runId ? { workspace: this.runWorkspace || "", sessionId: this.sessionId || "" } : {};
   }
 
-  /** Show run `runId`; `info` (a RunInfo) fills the header before the server answers. */
+  /** The conversation's latest run, which the header, Cancel and the composer are about. */
+  get lastRunId() {
+    return this.runIds[this.runIds.length - 1] ?? this.runId;
+  }
+
+  /** Show the conversation of run `runId`; `info` (a RunInfo) fills the header at once. */
   open(runId, info = null) {
-    if (runId === this.runId) return;
+    if (runId === this.runId || this.runIds.includes(runId)) {
+      this.runId = runId;
+      return;
+    }
     this.stopSocket();
     this.runId = runId;
+    this.runIds = [];
     this.runWorkspace = "";
     this.sessionId = "";
     this.status = "running";
-    this.contextTokens = 0;
-    this.outputTokens = 0;
-    this.transcript.reset(runId);
+    this.resetFigures();
+    this.transcript.reset([]);
     this.timeline.reset(runId);
-    this.timeline.load();
     this.section.dataset.state = "open";
     this.head.hidden = false;
     this.fillHeader(info ?? { id: runId, status: "running", task: "", workspace: "", model: "" });
-    this.usage.hidden = true;
+    this.composer.hide();
 
     const socket = new LiveSocket({
       onEvent: (event) => this.onEvent(event),
       onControl: (message) => this.transcript.notice(message.error || "The server refused a request.", "error"),
       onState: (state, detail) => {
+        if (state === "open" && detail.reconnected) this.restart();
         if (state === "connecting" && detail.attempt === 0) return;
         this.onConnection(state);
       },
     });
     this.socket = socket;
-    socket.subscribe(runId);
     socket.connect();
+    this.loadConversation(runId);
+  }
 
-    api.getRun(runId).then(
-      (run) => {
-        if (this.runId === runId && run) this.fillHeader(run);
-      },
-      (error) => {
-        if (this.runId !== runId) return;
-        if (error.status === 404) this.showMissing(runId);
-        else this.transcript.notice(error.message, "error");
-      },
-    );
+  async loadConversation(runId) {
+    let runs = [];
+    try {
+      const run = await api.getRun(runId);
+      if (this.runId !== runId) return;
+      if (!run) return this.showMissing(runId);
+      this.fillHeader(run);
+      runs = run.session_id ? await api.sessionRuns(run.session_id) : [run];
+    } catch (error) {
+      if (this.runId !== runId) return;
+      if (error.status === 404) this.showMissing(runId);
+      else this.transcript.notice(error.message, "error");
+      return;
+    }
+    if (this.runId !== runId) return;
+    this.runIds = runs.map((r) => r.id);
+    this.transcript.reset(this.runIds);
+    this.timeline.load(this.runIds);
+    for (const id of this.runIds) this.socket.subscribe(id);
+    const last = runs[runs.length - 1];
+    this.title.textContent = (runs[0]?.task || "").trim().split("\n", 1)[0];
+    this.title.title = runs[0]?.task || "";
+    this.fillHeader(last);
+    this.composer.show(last.model);
+    this.composer.setRunning(!isFinal(last.status));
+    this.onOpened(last.session_id);
+  }
+
+  /** The socket came back: every run's history is sent again, from the start. */
+  restart() {
+    this.transcript.restart();
+    this.resetFigures();
+  }
+
+  resetFigures() {
+    this.contextTokens = 0;
+    this.outputTokens = 0;
+    this.costUsd = 0;
+    this.costKnown = true;
+    this.window = null;
+    this.usage.hidden = true;
+    this.cost.hidden = true;
   }
 
   /** Back to the empty state. */
   close() {
     this.stopSocket();
     this.runId = null;
-    this.transcript.reset(null);
+    this.runIds = [];
+    this.transcript.reset([]);
     this.timeline.reset(null);
+    this.composer.hide();
     this.showEmpty();
   }
 
@@ -102,13 +163,14 @@ export class RunView {
   showEmpty() {
     this.section.dataset.state = "empty";
     this.head.hidden = true;
-    this.setPlaceholder("No run selected", "Pick a workspace and describe a task above, or open a run from the list.");
+    this.setPlaceholder("No conversation open", "Pick a workspace and describe a task above, or open a conversation from the list.");
   }
 
   showMissing(runId) {
     this.stopSocket();
     this.section.dataset.state = "missing";
     this.head.hidden = true;
+    this.composer.hide();
     this.setPlaceholder("Run not found", `There is no run ${runId} on this server.`);
   }
 
@@ -118,7 +180,7 @@ export class RunView {
   }
 
   fillHeader(run) {
-    if (run.task) {
+    if (run.task && !this.title.textContent) {
       this.title.textContent = run.task.trim().split("\n", 1)[0];
       this.title.title = run.task;
     }
@@ -129,15 +191,21 @@ export class RunView {
       this.workspace.title = run.workspace;
     }
     if (run.model) this.model.textContent = run.model;
+    if (run.model_reason !== undefined) {
+      this.modelReason.textContent = run.model_reason || "";
+      this.modelReason.hidden = !run.model_reason;
+    }
     this.idLabel.textContent = run.id || this.runId;
     // A final status, once known, is never replaced by an older "running".
-    if (run.status && !(isFinal(this.status) && !isFinal(run.status))) {
-      this.setStatus(run.status, run.reason);
+    if (run.status && (run.id ?? this.lastRunId) === this.lastRunId &&
+        !(isFinal(this.status) && !isFinal(run.status) && run.id === this.statusOf)) {
+      this.setStatus(run.status, run.reason, run.id);
     }
   }
 
-  setStatus(status, reason) {
+  setStatus(status, reason, runId = this.lastRunId) {
     this.status = status;
+    this.statusOf = runId;
     this.section.dataset.status = status;
     showStatus(this.pill, status);
     const running = status === "running";
@@ -149,20 +217,47 @@ export class RunView {
     const showReason = isFinal(status) && status !== "completed" && Boolean(reason);
     this.reason.hidden = !showReason;
     this.reason.textContent = showReason ? reason : "";
+    this.composer.setRunning(running);
+  }
+
+  showUsage() {
+    const window = this.window ? ` / ${formatTokens(this.window)}` : "";
+    this.usage.textContent = `${formatTokens(this.contextTokens)}${window} context · ${formatTokens(this.outputTokens)} out`;
+    this.usage.title = `Context of the last turn: ${this.contextTokens} tokens` +
+      (this.window ? ` of a ${this.window}-token window` : "") +
+      `; output in this conversation: ${this.outputTokens} tokens`;
+    this.usage.hidden = this.contextTokens + this.outputTokens === 0;
+    this.cost.hidden = this.usage.hidden;
+    if (this.costKnown) {
+      this.cost.textContent = `$${this.costUsd.toFixed(4)}`;
+      this.cost.title = "What this conversation cost, from the vendor's prices";
+      this.cost.dataset.known = "true";
+    } else {
+      this.cost.textContent = "cost unknown";
+      this.cost.title = "No price data for this model at this endpoint: the cost is not guessed";
+      this.cost.dataset.known = "false";
+    }
   }
 
   onEvent(event) {
-    if (event.run_id !== this.runId) return;
-    if (event.type === "run_started" && this.transcript.lastSeq > 0) {
-      // The server is sending the run again from the start (a reconnect): rebuild.
-      this.transcript.restart();
-      this.contextTokens = 0;
-      this.outputTokens = 0;
+    if (!this.runIds.includes(event.run_id)) return;
+    if (event.type === "run_started" && this.transcript.seqs.get(event.run_id)) {
+      this.restart(); // the server is sending the runs again from the start
     }
     if (!this.transcript.apply(event)) return;
+    const latest = event.run_id === this.lastRunId;
     switch (event.type) {
       case "run_started":
-        if (!this.title.textContent) this.fillHeader({ ...event, id: event.run_id });
+        if (latest) {
+          this.fillHeader({ ...event, id: event.run_id, status: "running" });
+          if (event.context_window) this.window = event.context_window;
+        }
+        break;
+      case "context_assembled":
+        if (latest && event.context_window) {
+          this.window = event.context_window;
+          this.showUsage();
+        }
         break;
       case "checkpoint_created":
         this.timeline.addEvent(event);
@@ -173,13 +268,13 @@ export class RunView {
           (event.cache_creation_input_tokens || 0) +
           (event.cache_read_input_tokens || 0);
         this.outputTokens += event.output_tokens || 0;
-        this.usage.textContent = `${formatTokens(this.contextTokens)} context · ${formatTokens(this.outputTokens)} out`;
-        this.usage.title = `Context of the last turn: ${this.contextTokens} tokens; output so far: ${this.outputTokens} tokens`;
-        this.usage.hidden = this.contextTokens + this.outputTokens === 0;
+        if (event.cost_usd === null || event.cost_usd === undefined) this.costKnown = false;
+        else this.costUsd += event.cost_usd;
+        this.showUsage();
         break;
       case "run_finished":
-        this.setStatus(event.status, event.reason);
-        this.timeline.load();
+        if (latest) this.setStatus(event.status, event.reason, event.run_id);
+        this.timeline.load([event.run_id]);
         this.onRunChanged({
           id: event.run_id,
           status: event.status,
@@ -193,16 +288,28 @@ export class RunView {
     }
   }
 
+  /** The composer sent a follow-up: a new run of this conversation, followed live. */
+  async sendFollowUp({ task, model }) {
+    const run = await api.createRun({ task, model, continueFrom: this.lastRunId });
+    this.runIds.push(run.id);
+    this.transcript.accept(run.id);
+    this.socket.subscribe(run.id);
+    this.fillHeader(run);
+    this.setStatus("running", "", run.id);
+    this.runId = run.id;
+    this.onFollowUp(run);
+  }
+
   async cancel() {
-    const runId = this.runId;
+    const runId = this.lastRunId;
     if (!runId || this.status !== "running") return;
     this.cancelButton.disabled = true;
     this.cancelButton.textContent = "Cancelling…";
     try {
       const run = await api.cancelRun(runId);
-      if (this.runId === runId && run && isFinal(run.status)) this.fillHeader(run);
+      if (this.lastRunId === runId && run && isFinal(run.status)) this.fillHeader(run);
     } catch (error) {
-      if (this.runId !== runId) return;
+      if (this.lastRunId !== runId) return;
       this.cancelButton.disabled = false;
       this.cancelButton.textContent = "Cancel";
       this.transcript.notice(`Could not cancel: ${error.message}`, "error");

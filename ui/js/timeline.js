@@ -1,6 +1,6 @@
-// The run's checkpoint timeline: one entry per checkpoint (time, tool, files
-// changed), from the run's `checkpoint_created` events as they come and from
-// the API for runs already over. Selecting one previews its diff to the
+// The conversation's checkpoint timeline: one entry per checkpoint (time, tool,
+// files changed), from its runs' `checkpoint_created` events as they come and
+// from the API for runs already over. Selecting one previews its diff to the
 // workspace now; Rewind asks first (showing what will change), then shows what
 // was restored and removed, and offers to undo through the checkpoint the
 // rewind took first. Every decision is the server's (docs/api.md).
@@ -61,18 +61,20 @@ export class CheckpointTimeline {
     });
   }
 
-  /** Fill from `GET /api/runs/{id}/checkpoints` (finished runs, reconnects). */
-  async load() {
-    const runId = this.runId;
-    if (!runId) return;
-    try {
-      const checkpoints = await api.runCheckpoints(runId);
-      if (this.runId !== runId) return;
-      for (const c of checkpoints) {
-        this.put({ id: c.id, created_at: c.created_at, turn: c.turn, tool: c.tool, files: c.files_changed, count: c.files_changed.length });
+  /** Fill from `GET /api/runs/{id}/checkpoints` of each of `runIds` (finished runs, reconnects). */
+  async load(runIds = [this.runId]) {
+    const opened = this.runId;
+    for (const runId of runIds) {
+      if (!runId) continue;
+      try {
+        const checkpoints = await api.runCheckpoints(runId);
+        if (this.runId !== opened) return;
+        for (const c of checkpoints) {
+          this.put({ id: c.id, created_at: c.created_at, turn: c.turn, tool: c.tool, files: c.files_changed, count: c.files_changed.length });
+        }
+      } catch {
+        // The events still fill the timeline; a failed list is not worth a banner.
       }
-    } catch {
-      // The events still fill the timeline; a failed list is not worth a banner.
     }
   }
 

@@ -79,10 +79,15 @@ export function argsList(args) {
 }
 
 export class ToolCard {
-  /** `request` is a tool_requested event (or a stand-in built from a result). */
+  /** `request` is a tool_requested event (or a stand-in built from a delta or a result). */
   constructor(request) {
     const risk = RISKS.has(request.risk) ? request.risk : "Unknown";
     const args = request.args && typeof request.args === "object" ? request.args : {};
+    this.runId = request.run_id;
+    this.turn = request.turn;
+    this.streaming = false; // its arguments are arriving (tool_call_delta)
+    this.discarded = false;
+    this.streamed = "";
     this.stateLabel = h("span", { class: "tool-state-label" }, "running…");
     this.state = h(
       "span",
@@ -108,11 +113,11 @@ export class ToolCard {
         { class: "tool-head" },
         h("span", { class: "tool-name", "data-testid": "tool-name" }, request.tool),
         h("span", { class: "tool-summary", title: summaryOf(args) || undefined }, summaryOf(args)),
-        h(
+        (this.badge = h(
           "span",
           { class: "risk-badge", "data-risk": risk, "data-testid": "risk-badge", title: `Risk level: ${risk}` },
           risk,
-        ),
+        )),
         this.state,
       ),
       h(
@@ -126,10 +131,50 @@ export class ToolCard {
     );
   }
 
-  /** Fill in the arguments when the card was made before its tool_requested. */
+  /** Arguments as the model writes them (JSON text, growing), before the call is whole. */
+  streamArgs(text) {
+    if (!this.streaming) {
+      this.streaming = true;
+      this.argsStream = h("pre", { class: "code-block args-stream", "data-testid": "args-stream" });
+      this.gate.after(this.argsStream);
+      this.setState("streaming", "…", "receiving arguments…");
+      if (this.risk === "Unknown") this.badge.hidden = true; // the call says it when whole
+    }
+    this.streamed += text;
+    this.argsStream.textContent = this.streamed;
+  }
+
+  /** Fill in the arguments (and the risk) when the card was made before its tool_requested. */
   setRequest(request) {
+    const risk = RISKS.has(request.risk) ? request.risk : null;
+    if (risk) {
+      this.badge.hidden = false;
+      this.risk = risk;
+      this.el.dataset.risk = risk;
+      this.badge.dataset.risk = risk;
+      this.badge.textContent = risk;
+      this.badge.title = `Risk level: ${risk}`;
+    }
+    if (this.streaming) {
+      this.streaming = false;
+      this.argsStream.remove();
+      if (this.el.dataset.state === "streaming") this.setState("pending", "", "running…");
+    }
     if (request.args === undefined || this.el.querySelector(".tool-args")) return;
+    const summary = summaryOf(request.args || {});
+    const summaryEl = this.el.querySelector(".tool-summary");
+    if (summary && summaryEl && !summaryEl.textContent) {
+      summaryEl.textContent = summary;
+      summaryEl.title = summary;
+    }
     this.gate.after(argsList(request.args && typeof request.args === "object" ? request.args : {}));
+  }
+
+  /** The arguments streamed into a turn that was then discarded. */
+  discard() {
+    this.discarded = true;
+    this.streaming = false;
+    this.setState("discarded", "–", "discarded");
   }
 
   setState(state, icon, label) {
@@ -197,7 +242,7 @@ export class ToolCard {
       this.setState("abandoned", "–", "no answer");
       return;
     }
-    if (this.el.dataset.state !== "pending") return;
+    if (this.el.dataset.state !== "pending" && this.el.dataset.state !== "streaming") return;
     this.el.dataset.state = "abandoned";
     this.state.querySelector(".tool-state-icon").textContent = "–";
     this.stateLabel.textContent = "no result";

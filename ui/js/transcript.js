@@ -1,10 +1,12 @@
-// The transcript of one run, built event by event. Events are deduplicated by
-// `seq` (a reconnect replays the run from the start), consecutive text
-// deltas of a turn stream into one message, and each tool_result joins the
-// card of its call_id. The view follows new output only while the reader is
-// already at the bottom. The safety events join their tool card too (how the
-// gate decided, hooks), an approval request puts a card under its call, and
-// notices and the verify command's result are drawn in the flow.
+// The transcript of one conversation: the events of each of its runs, in
+// order, built event by event. Events are deduplicated by `seq` per run (a
+// reconnect replays each run from the start), consecutive text deltas of a
+// turn stream into one message (its thinking folded above it), and each
+// tool call's card appears with its first streamed arguments and is joined by
+// call id (per run: two runs reuse ids) by its request, gate, hooks and
+// result. A discarded turn stays, marked. The view follows new output only
+// while the reader is already at the bottom. An approval request puts a card
+// under its call; notices and the verify command's result are in the flow.
 
 import { ApprovalCard } from "./approval.js";
 import { h, logo } from "./dom.js";
@@ -14,10 +16,13 @@ import { absoluteTime, formatDuration } from "./format.js";
 
 const STICKY_PX = 48;
 
+const key = (runId, callId) => `${runId}\u0000${callId}`;
+
 export class Transcript {
-  constructor(el, jumpButton) {
+  constructor(el, jumpButton, { onRequest = () => {} } = {}) {
     this.el = el;
     this.jump = jumpButton;
+    this.onRequest = onRequest;
     this.sticky = true;
     this.lastTop = 0;
     this.frame = 0;
@@ -34,13 +39,22 @@ export class Transcript {
     this.reset(null);
   }
 
-  /** Empty the log for run `runId` (or for none). */
-  reset(runId) {
-    this.runId = runId;
+  /** Empty the log, for the runs in `runIds` (none: the log is closed). */
+  reset(runIds = []) {
+    this.runs = new Set(runIds);
     this.clear();
     this.sticky = true;
     this.restoreTop = null;
     this.jump.hidden = true;
+  }
+
+  /** Draw the events of `runId` too (a follow-up joined the conversation). */
+  accept(runId) {
+    this.runs.add(runId);
+  }
+
+  get lastSeq() {
+    return Math.max(0, ...this.seqs.values());
   }
 
   /**
@@ -58,18 +72,19 @@ export class Transcript {
   clear() {
     for (const approval of this.approvals?.values() ?? []) approval.stop();
     this.approvals = new Map();
-    this.lastSeq = 0;
-    this.message = null; // the assistant message being streamed: {turn, el, textEl, text}
+    this.seqs = new Map(); // run id -> the last seq drawn
+    this.message = null; // the assistant message being streamed: {run, turn, el, textEl, text, …}
     this.cards = new Map();
+    this.requested = new Set(); // run+turn whose request can be shown
     this.sawAssistant = false;
-    this.startedAt = null;
+    this.startedAt = new Map();
     this.el.replaceChildren();
   }
 
-  /** Apply one event; returns false when it was a duplicate or another run's. */
+  /** Apply one event; returns false when it was a duplicate or another conversation's. */
   apply(event) {
-    if (event.run_id !== this.runId || event.seq <= this.lastSeq) return false;
-    this.lastSeq = event.seq;
+    if (!this.runs.has(event.run_id) || event.seq <= (this.seqs.get(event.run_id) ?? 0)) return false;
+    this.seqs.set(event.run_id, event.seq);
     const wasAtEnd = this.sticky;
     switch (event.type) {
       case "run_started":
@@ -77,6 +92,18 @@ export class Transcript {
         break;
       case "text_delta":
         this.addText(event);
+        break;
+      case "thinking_delta":
+        this.addThinking(event);
+        break;
+      case "tool_call_delta":
+        this.cardFor(event).streamArgs(String(event.text || ""));
+        break;
+      case "turn_discarded":
+        this.discardTurn(event);
+        break;
+      case "model_requested":
+        this.requested.add(key(event.run_id, event.turn));
         break;
       case "tool_requested":
         this.addTool(event);
@@ -106,7 +133,7 @@ export class Transcript {
         this.addEnd(event);
         break;
       default:
-        return true; // usage_reported and future types: not drawn here
+        return true; // usage_reported, message_added and future types: not drawn here
     }
     if (this.restoreTop !== null) this.restoreScroll();
     else if (wasAtEnd) this.scheduleScroll();
@@ -123,17 +150,22 @@ export class Transcript {
 
   addTask(event) {
     this.endMessage();
-    this.startedAt = event.ts;
+    this.startedAt.set(event.run_id, event.ts);
+    const followUp = Boolean(event.continues);
     const body = h("div", { class: "entry-body entry-text" }, event.task);
     this.el.append(
       h(
         "div",
-        { class: "entry entry-task", "data-testid": "task-entry" },
+        {
+          class: "entry entry-task",
+          "data-testid": "task-entry",
+          dataset: { runId: event.run_id, followUp: String(followUp) },
+        },
         h("div", { class: "entry-avatar", "aria-hidden": "true" }, "You"),
         h(
           "div",
           {},
-          h("p", { class: "entry-label" }, h("strong", {}, "Task"), " · ",
+          h("p", { class: "entry-label" }, h("strong", {}, followUp ? "Follow-up" : "Task"), " · ",
             h("time", { datetime: new Date(event.ts * 1000).toISOString() }, absoluteTime(event.ts))),
           body,
         ),
@@ -141,28 +173,83 @@ export class Transcript {
     );
   }
 
-  addText(event) {
-    const text = typeof event.text === "string" ? event.text : "";
-    if (this.message === null || this.message.turn !== event.turn) {
-      this.endMessage();
-      const textEl = h("div", { class: "message-text entry-text" });
-      const first = !this.sawAssistant;
-      this.sawAssistant = true;
-      const el = h(
-        "div",
-        {
-          class: "entry message",
-          "data-testid": "assistant-message",
-          dataset: { turn: String(event.turn), streaming: "true" },
-        },
-        first ? h("div", { class: "entry-avatar" }, logo()) : h("div", { "aria-hidden": "true" }),
-        h("div", {}, first ? h("p", { class: "entry-label" }, h("strong", {}, "Sparrow")) : null, textEl),
-      );
-      this.el.append(el);
-      this.message = { turn: event.turn, el, textEl, text: "" };
+  /** The assistant message of this event's run and turn, made when it is the first word of it. */
+  messageFor(event) {
+    if (this.message && this.message.run === event.run_id && this.message.turn === event.turn) {
+      return this.message;
     }
-    this.message.text += text;
-    renderRichText(this.message.textEl, this.message.text);
+    this.endMessage();
+    const textEl = h("div", { class: "message-text entry-text" });
+    const first = !this.sawAssistant;
+    this.sawAssistant = true;
+    const body = h("div", { class: "message-body" },
+      first ? h("p", { class: "entry-label" }, h("strong", {}, "Sparrow")) : null, textEl);
+    const el = h(
+      "div",
+      {
+        class: "entry message",
+        "data-testid": "assistant-message",
+        dataset: { turn: String(event.turn), runId: event.run_id, streaming: "true" },
+      },
+      first ? h("div", { class: "entry-avatar" }, logo()) : h("div", { "aria-hidden": "true" }),
+      body,
+    );
+    if (this.requested.has(key(event.run_id, event.turn))) {
+      body.append(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "message-request",
+            "data-testid": "show-request",
+            title: "What was sent to the model for this turn",
+            on: { click: () => this.onRequest(event.run_id, event.turn) },
+          },
+          "Request",
+        ),
+      );
+    }
+    this.el.append(el);
+    this.message = { run: event.run_id, turn: event.turn, el, body, textEl, text: "", thinking: null };
+    return this.message;
+  }
+
+  addText(event) {
+    const message = this.messageFor(event);
+    message.text += typeof event.text === "string" ? event.text : "";
+    renderRichText(message.textEl, message.text);
+  }
+
+  addThinking(event) {
+    const message = this.messageFor(event);
+    if (!message.thinking) {
+      const pre = h("div", { class: "thinking-text", "data-testid": "thinking-text" });
+      const fold = h(
+        "details",
+        { class: "thinking", "data-testid": "thinking" },
+        h("summary", {}, "Thinking"),
+        pre,
+      );
+      message.textEl.before(fold);
+      message.thinking = { fold, pre, text: "" };
+    }
+    message.thinking.text += typeof event.text === "string" ? event.text : "";
+    message.thinking.pre.textContent = message.thinking.text;
+  }
+
+  /** What streamed of a turn is void (the connection dropped): kept, marked, closed. */
+  discardTurn(event) {
+    const message = this.message;
+    if (message && message.run === event.run_id && message.turn === event.turn) {
+      message.el.dataset.discarded = "true";
+      message.body.append(
+        h("p", { class: "discarded-note", "data-testid": "discarded-note" }, `Discarded: ${event.reason}`),
+      );
+      this.endMessage();
+    }
+    for (const card of this.cards.values()) {
+      if (card.runId === event.run_id && card.turn === event.turn && card.streaming) card.discard();
+    }
   }
 
   endMessage() {
@@ -171,38 +258,46 @@ export class Transcript {
   }
 
   addTool(event) {
-    const existing = this.cards.get(event.call_id);
-    if (existing) {
-      existing.setRequest(event); // made earlier by a safety event of the same call
+    const existing = this.cards.get(key(event.run_id, event.call_id));
+    if (existing && !existing.discarded) {
+      existing.setRequest(event); // made earlier by its streamed arguments or a safety event
       return;
     }
     this.endMessage();
     const card = new ToolCard(event);
-    this.cards.set(event.call_id, card);
+    this.cards.set(key(event.run_id, event.call_id), card);
     this.el.append(card.el);
   }
 
   /** The card of a call, made from what this event knows if none is shown yet. */
   cardFor(event) {
-    let card = this.cards.get(event.call_id);
-    if (!card) {
+    let card = this.cards.get(key(event.run_id, event.call_id));
+    if (!card || card.discarded) {
       this.endMessage();
-      card = new ToolCard({ call_id: event.call_id, tool: event.tool, risk: event.risk || "", args: event.args });
-      this.cards.set(event.call_id, card);
+      card = new ToolCard({
+        run_id: event.run_id,
+        turn: event.turn,
+        call_id: event.call_id,
+        tool: event.tool,
+        risk: event.risk || "",
+        args: event.args,
+      });
+      this.cards.set(key(event.run_id, event.call_id), card);
       this.el.append(card.el);
     }
     return card;
   }
 
   addResult(event) {
-    this.cardFor({ call_id: event.call_id, tool: event.tool }).setResult(event);
+    this.cardFor(event).setResult(event);
   }
 
   addApproval(event) {
     const card = this.cardFor(event);
-    this.approvals.get(event.call_id)?.stop();
-    const approval = new ApprovalCard(event, this.runId);
-    this.approvals.set(event.call_id, approval);
+    const id = key(event.run_id, event.call_id);
+    this.approvals.get(id)?.stop();
+    const approval = new ApprovalCard(event, event.run_id);
+    this.approvals.set(id, approval);
     // Under its call (after any earlier approval card of the same call).
     let anchor = card.el;
     while (anchor.nextElementSibling?.classList.contains("approval-card")) anchor = anchor.nextElementSibling;
@@ -212,12 +307,12 @@ export class Transcript {
   }
 
   resolveApproval(event) {
-    this.approvals.get(event.call_id)?.resolve(event);
-    this.cards.get(event.call_id)?.setApproval(event);
+    this.approvals.get(key(event.run_id, event.call_id))?.resolve(event);
+    this.cards.get(key(event.run_id, event.call_id))?.setApproval(event);
   }
 
   addHook(event) {
-    const card = event.call_id ? this.cards.get(event.call_id) : null;
+    const card = event.call_id ? this.cards.get(key(event.run_id, event.call_id)) : null;
     if (card) {
       card.addHook(event);
       return;
@@ -261,18 +356,23 @@ export class Transcript {
 
   addEnd(event) {
     this.endMessage();
-    for (const card of this.cards.values()) card.abandon();
-    for (const approval of this.approvals.values()) approval.end();
+    for (const card of this.cards.values()) if (card.runId === event.run_id) card.abandon();
+    for (const [id, approval] of this.approvals) if (id.startsWith(`${event.run_id}\u0000`)) approval.end();
     const status = String(event.status || "");
     const turns = Number(event.turns) || 0;
     const parts = [`${turns} ${turns === 1 ? "turn" : "turns"}`];
-    if (this.startedAt !== null) parts.push(formatDuration((event.ts - this.startedAt) * 1000));
+    const started = this.startedAt.get(event.run_id);
+    if (started !== undefined) parts.push(formatDuration((event.ts - started) * 1000));
     this.el.append(
       h(
         "div",
         { class: "run-end", "data-status": status, "data-testid": "run-end", role: "status" },
         h("span", { class: "run-end-label" }, status.charAt(0).toUpperCase() + status.slice(1)),
         h("span", {}, parts.join(" · ")),
+        // Why a run ended otherwise than with an answer, in the flow of the conversation.
+        status !== "completed" && event.reason
+          ? h("span", { class: "run-end-reason", "data-testid": "run-end-reason" }, String(event.reason))
+          : null,
       ),
     );
   }
