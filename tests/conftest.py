@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from server.core.paths import Paths, resolve_paths
+from tests.real_model import RealModel, built, running
 
 IN_CI = bool(os.environ.get("CI"))
 # Most tests run the demo or a script end to end, with nobody to answer an
@@ -76,3 +78,13 @@ def artifacts() -> Path:
     folder = Path(__file__).resolve().parents[1] / "artifacts"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealModel]:
+    """llama.cpp's server with a small real model, once per session (tests/real_model.py)."""
+    folder = built()
+    require("llama-server and its model (scripts/llama-server.sh builds them)", folder is not None)
+    assert folder is not None
+    with running(folder, tmp_path_factory.mktemp("llama") / "server.log") as model:
+        yield model
