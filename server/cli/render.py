@@ -41,7 +41,7 @@ class JsonRenderer:
         self.out = out
 
     def __call__(self, event: Event) -> None:
-        self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        self.out.write(event.to_json() + "\n")
         self.out.flush()
 
 

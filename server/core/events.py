@@ -10,6 +10,7 @@ first; ``event_from_dict`` is its exact inverse.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -34,6 +35,14 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         # Shallow on purpose (asdict deep-copies): this runs for every delta on every surface.
         return {"type": self.type} | {name: getattr(self, name) for name in _field_names(self)}
+
+    def to_json(self) -> str:
+        """The JSON form, made once: the transcript and every socket send the same
+        text. (An event is not changed once its channel has sent it.)"""
+        cached: str | None = self.__dict__.get("_json")
+        if cached is None:
+            cached = self.__dict__["_json"] = json.dumps(self.to_dict(), ensure_ascii=False)
+        return cached
 
 
 @dataclass(kw_only=True)

@@ -12,6 +12,7 @@ Two kinds of consumer:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable
 from typing import Final
@@ -35,6 +36,9 @@ class Subscription:
         self.run_ids = run_ids
         self._limit = limit
         self._items: deque[Event] = deque()
+        # The pieces of the last queued delta's stream, joined when received: a
+        # subscriber far behind would otherwise cost a copy of the whole text per delta.
+        self._pieces: list[str] = []
         self._wakeup = anyio.Event()
         self.lagged = False
         self.closed = False
@@ -50,21 +54,34 @@ class Subscription:
         if isinstance(event, StreamDelta) and items:
             last = items[-1]
             if isinstance(last, StreamDelta) and last.merge_key() == event.merge_key():
-                items[-1] = last.merged(event)
+                if not self._pieces:
+                    self._pieces = [last.text]
+                self._pieces.append(event.text)
+                items[-1] = event  # its seq and time stand for the merged whole
                 self._wakeup.set()
                 return
+        self._settle()
         if len(items) >= self._limit:
             # What it missed is in the run's history; a partial tail would only mislead.
             self.lagged = True
             items.clear()
+            self._pieces = []
             self.close()
             return
         items.append(event)
         self._wakeup.set()
 
+    def _settle(self) -> None:
+        if self._pieces:
+            last = self._items[-1]
+            assert isinstance(last, StreamDelta)
+            self._items[-1] = dataclasses.replace(last, text="".join(self._pieces))
+            self._pieces = []
+
     def push_history(self, events: list[Event]) -> None:
         """Queue a run's past events ahead of its next live one, whatever the limit."""
         if events and not self.closed:
+            self._settle()
             self._items.extend(events)
             self._wakeup.set()
 
@@ -77,6 +94,7 @@ class Subscription:
                 raise anyio.EndOfStream
             await self._wakeup.wait()
             self._wakeup = anyio.Event()
+        self._settle()
         batch = list(self._items)
         self._items.clear()
         return batch

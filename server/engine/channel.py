@@ -20,19 +20,38 @@ from server.engine.bus import EventBus
 
 class RunHistory:
     """The events of a live run, with consecutive deltas of a stream merged, so that a
-    client connecting mid-run can be brought up to date without a long replay."""
+    client connecting mid-run can be brought up to date without a long replay. The
+    pieces of the stream being merged are joined when the history is read: joining
+    at every delta would copy the whole text each time."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self._events: list[Event] = []
+        self._pieces: list[str] = []  # the merged text of the last event, when it is a delta
 
     def __call__(self, event: Event) -> None:
-        events = self.events
+        events = self._events
         if isinstance(event, StreamDelta) and events:
             last = events[-1]
             if isinstance(last, StreamDelta) and last.merge_key() == event.merge_key():
-                events[-1] = last.merged(event)
+                if not self._pieces:
+                    self._pieces = [last.text]
+                self._pieces.append(event.text)
+                events[-1] = event  # its seq and time stand for the merged whole
                 return
+        self._settle()
         events.append(event)
+
+    def _settle(self) -> None:
+        if self._pieces:
+            last = self._events[-1]
+            assert isinstance(last, StreamDelta)
+            self._events[-1] = dataclasses.replace(last, text="".join(self._pieces))
+            self._pieces = []
+
+    @property
+    def events(self) -> list[Event]:
+        self._settle()
+        return self._events
 
 
 def redact_event(event: Event) -> None:
@@ -74,6 +93,8 @@ class RunChannel:
         redactor = self._held[key][0] if key in self._held else StreamRedactor()
         self._held[key] = (redactor, delta)
         safe = redactor.feed(delta.text)
+        if safe == delta.text:  # the usual case: nothing held back, nothing blanked
+            return self._send(delta)
         if safe:
             return self._send(dataclasses.replace(delta, text=safe))
         return delta

@@ -10,7 +10,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -24,11 +23,6 @@ from server.core.events import (
     RunFinished,
     RunStarted,
     RunStatus,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    TurnDiscarded,
-    UsageReported,
     VerifyFinished,
 )
 from server.core.settings import Settings
@@ -39,6 +33,7 @@ from server.engine.conversation import Conversation
 from server.engine.guards import Budget, HardStop
 from server.engine.permissions.autonomy import Decision
 from server.engine.permissions.modes import Contract
+from server.engine.reply import ReplyStreamer
 from server.engine.run_hooks import RunHooks
 from server.engine.system_prompt import git_summary, project_instructions, system_prompt
 from server.engine.tools.base import ToolContext
@@ -46,21 +41,11 @@ from server.engine.tools.registry import ToolSet
 from server.engine.tools.shell import RunShell
 from server.engine.workspace import Workspace
 from server.providers.base import (
-    AssistantMessage,
     Message,
     Provider,
     ProviderError,
-    ResponseDiscarded,
-    RetryNotice,
-    TextChunk,
-    Thinking,
-    ThinkingBlock,
-    ThinkingChunk,
-    ToolArgsChunk,
     ToolCall,
-    ToolCallChunk,
     ToolSpec,
-    UsageChunk,
     UserMessage,
 )
 from server.providers.pricing import ModelFacts, model_facts
@@ -263,7 +248,7 @@ async def _loop(
             "source": "resume" if run.history else "startup",
         },
     )
-    streamer = _ReplyStreamer(run, channel, budget)
+    streamer = ReplyStreamer(run.provider, run.run_id, channel, budget)
     for turn in range(1, MAX_TURNS + 1):
         control.turns = turn
         channel.emit(ModelRequested(run_id=run.run_id, turn=turn, messages=len(conversation)))
@@ -279,76 +264,6 @@ async def _loop(
         for call in reply.tool_calls:
             conversation.add(await pipeline.call(batch, call))
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
-
-
-@dataclass
-class _ReplyStreamer:
-    """One model response, streamed to the surfaces as it comes and gathered
-    into the message that joins the conversation."""
-
-    run: AgentRun
-    channel: RunChannel
-    budget: Budget
-    usage_missing_told: bool = False
-
-    async def reply(
-        self, turn: int, messages: list[Message], specs: list[ToolSpec], system: str
-    ) -> AssistantMessage:
-        run_id = self.run.run_id
-        emit = self.channel.emit
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        thinking: list[Thinking] = []
-        usage_seen = False
-        stream = self.run.provider.stream(messages, specs, system)
-        async with aclosing(stream) as parts:
-            async for part in parts:
-                if isinstance(part, TextChunk):
-                    text.append(part.text)
-                    emit(TextDelta(run_id=run_id, turn=turn, text=part.text))
-                elif isinstance(part, ThinkingChunk):
-                    emit(ThinkingDelta(run_id=run_id, turn=turn, text=part.text))
-                elif isinstance(part, ThinkingBlock):
-                    thinking.append(part.thinking)
-                elif isinstance(part, ToolArgsChunk):
-                    emit(
-                        ToolCallDelta(
-                            run_id=run_id,
-                            turn=turn,
-                            call_id=part.call_id,
-                            tool=part.tool,
-                            text=part.text,
-                        )
-                    )
-                elif isinstance(part, ToolCallChunk):
-                    calls.append(part.call)
-                elif isinstance(part, UsageChunk):
-                    usage_seen = True
-                    cost = self.budget.cost_of(part.usage)
-                    emit(
-                        UsageReported(
-                            run_id=run_id, turn=turn, cost_usd=cost, **part.usage.__dict__
-                        )
-                    )
-                    self.budget.spend(part.usage, cost)
-                elif isinstance(part, RetryNotice):
-                    emit(Notice(run_id=run_id, turn=turn, text=part.text))
-                elif isinstance(part, ResponseDiscarded):
-                    text.clear()
-                    calls.clear()
-                    thinking.clear()
-                    emit(TurnDiscarded(run_id=run_id, turn=turn, reason=part.reason))
-        if not usage_seen and not self.usage_missing_told:
-            self.usage_missing_told = True
-            emit(
-                Notice(
-                    run_id=run_id,
-                    turn=turn,
-                    text=f"{self.run.provider.name} reports no token usage: this run's "
-                    "tokens and cost are not counted",
-                )
-            )
-        return AssistantMessage("".join(text), tuple(calls), tuple(thinking))
 
 
 async def _verify(

@@ -27,7 +27,7 @@ class TranscriptRecorder:
     def __call__(self, event: Event) -> None:
         if self._handle is None:
             return
-        self._handle.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        self._handle.write(event.to_json() + "\n")
         if not isinstance(event, StreamDelta):
             self._handle.flush()
 

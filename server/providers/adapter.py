@@ -9,6 +9,7 @@ asked again, once."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncGenerator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -56,7 +57,9 @@ class ModelAdapter:
         await anyio.to_thread.run_sync(_import_sdk, self.endpoint.kind)
         if self.endpoint.local:
             await self._check_local_server()
-        self._model, self._client = _build_model(self.endpoint, self.model)
+        self._model, self._client = _build_model(
+            self.endpoint, self.model, self.settings.request_timeout_seconds
+        )
         await self._model.__aenter__()
         return self
 
@@ -97,7 +100,6 @@ class ModelAdapter:
     def _model_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
             "max_retries": 0,
-            "request_timeout": self.settings.request_timeout_seconds,
             # Sparrow's system prompt says all it means; nothing is added to it.
             "framing_announcement": "never",
         }
@@ -128,6 +130,9 @@ class ModelAdapter:
         retries, dropped = 0, 0
         while True:
             streamed = False
+            # One deadline for the whole response (pydantic-ai's request_timeout puts
+            # a cancel scope around every event: a sixth of the CPU of a fast stream).
+            deadline = time.monotonic() + self.settings.request_timeout_seconds
             try:
                 async with model_request_stream(
                     self._model,
@@ -137,6 +142,12 @@ class ModelAdapter:
                 ) as response:
                     mapper = EventMapper(self.endpoint.name)
                     async for event in response:
+                        if time.monotonic() > deadline:
+                            raise ProviderError(
+                                f"{self.endpoint.label} did not finish its answer within "
+                                f"{self.settings.request_timeout_seconds:g} s "
+                                "([models] request_timeout_seconds)"
+                            )
                         for part in mapper.parts(event):
                             streamed = True
                             yield part
@@ -192,7 +203,7 @@ def _is_model_failure(exc: BaseException) -> bool:
     return isinstance(exc, ModelAPIError | UnexpectedModelBehavior)
 
 
-def _build_model(endpoint: Endpoint, model: str) -> tuple[Model, Any]:
+def _build_model(endpoint: Endpoint, model: str, timeout: float) -> tuple[Model, Any]:
     """The pydantic-ai model for ``endpoint`` and its SDK client, which never
     retries by itself (Sparrow's retries are visible and cancellable)."""
     if endpoint.kind == "anthropic":
@@ -200,8 +211,9 @@ def _build_model(endpoint: Endpoint, model: str) -> tuple[Model, Any]:
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
+        # The SDK's timeout bounds each wait on the socket: a server that stalls mid-answer.
         client = AsyncAnthropic(
-            api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0
+            api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0, timeout=timeout
         )
         return AnthropicModel(model, provider=AnthropicProvider(anthropic_client=client)), client
 
@@ -209,7 +221,7 @@ def _build_model(endpoint: Endpoint, model: str) -> tuple[Model, Any]:
     from pydantic_ai.providers.openai import OpenAIProvider
 
     openai_client = AsyncOpenAI(
-        api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0
+        api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=0, timeout=timeout
     )
     provider = OpenAIProvider(openai_client=openai_client)
     if endpoint.kind == "openai":

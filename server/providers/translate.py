@@ -161,6 +161,9 @@ class EventMapper:
     _calls: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def parts(self, event: object) -> list[StreamPart]:
+        # Most events are a piece of text: answered first, without the general path.
+        if type(event) is PartDeltaEvent and type(event.delta) is TextPartDelta:
+            return [TextChunk(event.delta.content_delta)] if event.delta.content_delta else []
         if isinstance(event, PartStartEvent):
             return self._start(event.index, event.part)
         if isinstance(event, PartDeltaEvent):

@@ -168,6 +168,8 @@ class EmbeddedServer:
                 server_header=False,
                 lifespan="on",
                 ws=ws,
+                # Loopback: compressing each message costs CPU and saves nothing.
+                ws_per_message_deflate=False,
                 timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
             )
             server = uvicorn.Server(config)

@@ -1,0 +1,206 @@
+"""One model response, streamed to the surfaces as it comes and gathered
+into the message that joins the conversation.
+
+A task of its own reads the provider's stream into a queue, and the reply
+takes what has arrived in batches. At a model's ordinary pace (a piece every
+few milliseconds or more) each piece is shown the moment it comes. When
+pieces come faster than every ``GATHER_SECONDS`` (a fast local model, a burst
+from the network), the reply gathers for that long and merges the pieces of a
+stream into one delta: each event costs a transcript line and a trip to
+every surface, and a fast model must not be slowed down by them."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+import anyio
+
+from server.core.events import (
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    TurnDiscarded,
+    UsageReported,
+)
+from server.engine.channel import RunChannel
+from server.engine.guards import Budget
+from server.providers.base import (
+    AssistantMessage,
+    Message,
+    ResponseDiscarded,
+    RetryNotice,
+    StreamPart,
+    TextChunk,
+    Thinking,
+    ThinkingBlock,
+    ThinkingChunk,
+    ToolArgsChunk,
+    ToolCall,
+    ToolCallChunk,
+    ToolSpec,
+    UsageChunk,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
+    from server.providers.base import Provider
+
+GATHER_SECONDS: Final = 0.002
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: Exception
+
+
+@dataclass
+class _Gathered:
+    """What the response has said so far."""
+
+    text: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    thinking: list[Thinking] = field(default_factory=list)
+    usage_seen: bool = False
+
+
+class _Inbox:
+    """What the reader has read and the reply has not taken yet. A deque and a
+    wake-up: the cheapest hand-over between the two tasks, paid per piece."""
+
+    def __init__(self) -> None:
+        self.items: deque[StreamPart | _Failed] = deque()
+        self.closed = False
+        self._arrived = anyio.Event()
+
+    def put(self, item: StreamPart | _Failed) -> None:
+        self.items.append(item)
+        self._arrived.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self._arrived.set()
+
+    async def wait(self) -> None:
+        """Until something is there (or the reader is done)."""
+        while not self.items and not self.closed:
+            await self._arrived.wait()
+            self._arrived = anyio.Event()
+
+
+async def _read(parts: AsyncGenerator[StreamPart, None], inbox: _Inbox) -> None:
+    try:
+        async for part in parts:
+            inbox.put(part)
+    except Exception as exc:  # handed over: raised where the reply is read
+        inbox.put(_Failed(exc))
+    finally:
+        inbox.close()
+
+
+@dataclass
+class ReplyStreamer:
+    provider: Provider
+    run_id: str
+    channel: RunChannel
+    budget: Budget
+    usage_missing_told: bool = False
+
+    async def reply(
+        self, turn: int, messages: list[Message], specs: list[ToolSpec], system: str
+    ) -> AssistantMessage:
+        gathered = _Gathered()
+        inbox = _Inbox()
+        failure: Exception | None = None
+        stream = self.provider.stream(messages, specs, system)
+        async with aclosing(stream) as parts, anyio.create_task_group() as tg:
+            tg.start_soon(_read, parts, inbox)
+            try:
+                await self._consume(inbox, turn, gathered)
+            except Exception as exc:  # a hard stop, a failed model: past the task group
+                failure = exc
+                tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        if not gathered.usage_seen and not self.usage_missing_told:
+            self.usage_missing_told = True
+            self.channel.emit(
+                Notice(
+                    run_id=self.run_id,
+                    turn=turn,
+                    text=f"{self.provider.name} reports no token usage: this run's "
+                    "tokens and cost are not counted",
+                )
+            )
+        return AssistantMessage(
+            "".join(gathered.text), tuple(gathered.calls), tuple(gathered.thinking)
+        )
+
+    async def _consume(self, inbox: _Inbox, turn: int, gathered: _Gathered) -> None:
+        last = -math.inf
+        while True:
+            await inbox.wait()
+            if not inbox.items:
+                return  # the reader is done
+            if time.monotonic() - last < GATHER_SECONDS:
+                await anyio.sleep(GATHER_SECONDS)
+            batch = list(inbox.items)
+            inbox.items.clear()
+            last = time.monotonic()
+            self._take(batch, turn, gathered)
+
+    def _take(self, batch: list[StreamPart | _Failed], turn: int, gathered: _Gathered) -> None:
+        """Emit what a batch says, the consecutive pieces of one stream as one delta."""
+        run_id, emit = self.run_id, self.channel.emit
+        index = 0
+        while index < len(batch):
+            part = batch[index]
+            if isinstance(part, _Failed):
+                raise part.error
+            if isinstance(part, TextChunk | ThinkingChunk | ToolArgsChunk):
+                pieces = [part.text]
+                index += 1
+                while index < len(batch) and _same_stream(part, batch[index]):
+                    pieces.append(batch[index].text)  # type: ignore[union-attr]
+                    index += 1
+                text = "".join(pieces)
+                if isinstance(part, TextChunk):
+                    gathered.text.append(text)
+                    emit(TextDelta(run_id=run_id, turn=turn, text=text))
+                elif isinstance(part, ThinkingChunk):
+                    emit(ThinkingDelta(run_id=run_id, turn=turn, text=text))
+                else:
+                    emit(ToolCallDelta(run_id=run_id, turn=turn, call_id=part.call_id,
+                                       tool=part.tool, text=text))
+                continue
+            index += 1
+            if isinstance(part, ThinkingBlock):
+                gathered.thinking.append(part.thinking)
+            elif isinstance(part, ToolCallChunk):
+                gathered.calls.append(part.call)
+            elif isinstance(part, UsageChunk):
+                gathered.usage_seen = True
+                cost = self.budget.cost_of(part.usage)
+                emit(UsageReported(run_id=run_id, turn=turn, cost_usd=cost, **part.usage.__dict__))
+                self.budget.spend(part.usage, cost)
+            elif isinstance(part, RetryNotice):
+                emit(Notice(run_id=run_id, turn=turn, text=part.text))
+            elif isinstance(part, ResponseDiscarded):
+                gathered.text.clear()
+                gathered.calls.clear()
+                gathered.thinking.clear()
+                emit(TurnDiscarded(run_id=run_id, turn=turn, reason=part.reason))
+
+
+def _same_stream(first: StreamPart, other: StreamPart | _Failed) -> bool:
+    if type(other) is not type(first):
+        return False
+    if isinstance(first, ToolArgsChunk):
+        return isinstance(other, ToolArgsChunk) and other.call_id == first.call_id
+    return True

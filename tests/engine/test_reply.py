@@ -1,0 +1,119 @@
+"""The reply streamer: a burst of pieces is merged per stream, nothing is lost
+or reordered, and a failure mid-stream reaches the loop."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from types import TracebackType
+from typing import Self
+
+import anyio
+import pytest
+
+from server.core.events import Event, Notice, TextDelta, ToolCallDelta, UsageReported
+from server.core.settings import BudgetSettings
+from server.engine.bus import EventBus
+from server.engine.channel import RunChannel
+from server.engine.guards import Budget
+from server.engine.reply import ReplyStreamer
+from server.providers.base import (
+    Message,
+    ProviderError,
+    StreamPart,
+    TextChunk,
+    ToolArgsChunk,
+    ToolCall,
+    ToolCallChunk,
+    ToolSpec,
+    Usage,
+    UsageChunk,
+)
+
+
+class Burst:
+    """A provider that says everything at once, with no pause between pieces."""
+
+    name = "burst"
+    reported_window = None
+
+    def __init__(self, parts: list[StreamPart], *, then_fail: bool = False) -> None:
+        self.parts = parts
+        self.then_fail = then_fail
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
+    ) -> AsyncGenerator[StreamPart, None]:
+        for part in self.parts:
+            yield part
+        if self.then_fail:
+            raise ProviderError("the stream broke")
+
+
+def _streamer(provider: Burst) -> tuple[ReplyStreamer, list[Event]]:
+    seen: list[Event] = []
+    channel = RunChannel("r1", EventBus(), [seen.append])
+    budget = Budget(BudgetSettings(), "burst:model")
+    return ReplyStreamer(provider, "r1", channel, budget), seen
+
+
+def _reply(streamer: ReplyStreamer) -> object:
+    async def go() -> object:
+        return await streamer.reply(1, [], [], "")
+
+    return anyio.run(go)
+
+
+def test_a_burst_is_merged_per_stream_in_order() -> None:
+    words = [TextChunk(f"word{i} ") for i in range(500)]
+    args = [ToolArgsChunk("c1", "read_file", '{"path": '), ToolArgsChunk("c1", "read_file", '"a"}')]
+    other = [ToolArgsChunk("c2", "read_file", '{"path": "b"}')]
+    call = ToolCallChunk(ToolCall("c1", "read_file", {"path": "a"}))
+    usage = UsageChunk(Usage(input_tokens=10, output_tokens=500))
+    streamer, seen = _streamer(Burst([*words, *args, *other, call, usage]))
+
+    message = _reply(streamer)
+
+    text = "".join(e.text for e in seen if isinstance(e, TextDelta))
+    assert text == "".join(w.text for w in words)
+    assert message.text == text  # type: ignore[attr-defined]
+    # Gathered, not one event per piece: a fast model costs a few events, not 500.
+    assert len([e for e in seen if isinstance(e, TextDelta)]) < 50
+    deltas = [e for e in seen if isinstance(e, ToolCallDelta)]
+    by_call = {d.call_id: "" for d in deltas}
+    for d in deltas:
+        by_call[d.call_id] += d.text
+    assert by_call == {"c1": '{"path": "a"}', "c2": '{"path": "b"}'}
+    # The order of the streams holds: text, then c1's arguments, then c2's, then usage.
+    kinds = [type(e).__name__ + getattr(e, "call_id", "") for e in seen]
+    firsts = [kinds.index(k) for k in ("TextDelta", "ToolCallDeltac1", "ToolCallDeltac2",
+                                       "UsageReported")]
+    assert firsts == sorted(firsts)
+    assert message.tool_calls == (call.call,)  # type: ignore[attr-defined]
+    assert [e.output_tokens for e in seen if isinstance(e, UsageReported)] == [500]
+
+
+def test_a_failure_mid_stream_reaches_the_loop_after_what_was_shown() -> None:
+    streamer, seen = _streamer(Burst([TextChunk("half "), TextChunk("said ")], then_fail=True))
+    with pytest.raises(ProviderError, match="the stream broke"):
+        _reply(streamer)
+    # What was shown before the break stays shown (the loop marks the turn).
+    assert "".join(e.text for e in seen if isinstance(e, TextDelta)) == "half said "
+    # No usage: no notice is owed for a failed turn, and nothing was invented.
+    assert not [e for e in seen if isinstance(e, UsageReported)]
+
+
+def test_no_usage_is_said_once_per_run() -> None:
+    streamer, seen = _streamer(Burst([TextChunk("hi")]))
+    _reply(streamer)
+    _reply(streamer)
+    notices = [e for e in seen if isinstance(e, Notice)]
+    assert len(notices) == 1
+    assert "reports no token usage" in notices[0].text
