@@ -42,6 +42,13 @@ class Paths:
     def transcript(self, run_id: str) -> Path:
         return self.transcripts / f"{run_id}.jsonl"
 
+    def own_folders(self) -> dict[Path, str]:
+        """Sparrow's own folders (resolved) and what each is: never a tool's to
+        write, never captured or rewound by a checkpoint, wherever they lie."""
+        named = {"config": self.config, "state": self.state, "data": self.data, "cache": self.cache}
+        return {path.expanduser().resolve(): f"Sparrow's own {kind} folder"
+                for kind, path in named.items()}
+
     def ensure(self) -> Paths:
         for folder in (self.config, self.state, self.data, self.cache, self.transcripts):
             folder.mkdir(parents=True, exist_ok=True)

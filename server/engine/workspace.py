@@ -35,9 +35,34 @@ def open_workspace(raw: str | os.PathLike[str]) -> Workspace:
     return Workspace(path.resolve())
 
 
+def own_folders_inside(root: Path, own: dict[Path, str]) -> dict[str, str]:
+    """Sparrow's own folders that lie inside ``root``, as workspace-relative
+    posix paths, with what each is ("" when ``root`` is itself inside one)."""
+    inside: dict[str, str] = {}
+    for folder, what in own.items():
+        if folder == root or root.is_relative_to(folder):
+            inside[""] = what
+        elif folder.is_relative_to(root):
+            inside[folder.relative_to(root).as_posix()] = what
+    return inside
+
+
 class Workspace:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, own: dict[Path, str] | None = None) -> None:
         self.root = root
+        # Sparrow's own folders (state, config, ...): no tool call reaches them.
+        self.own = own or {}
+
+    def own_folder_of(self, path: Path) -> str | None:
+        """What ``path`` is when it lies in one of Sparrow's own folders, else None.
+        A workspace Sparrow made inside its own folders (a worktree sandbox under
+        the state folder) is the run's to use."""
+        for folder, what in self.own.items():
+            if path.is_relative_to(folder) and not (
+                self.root.is_relative_to(folder) and path.is_relative_to(self.root)
+            ):
+                return what
+        return None
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"

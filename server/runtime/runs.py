@@ -35,7 +35,12 @@ from server.engine.sandbox.factory import open_sandbox
 from server.engine.store import RunInfo, Store, new_id
 from server.engine.tools.registry import default_tools
 from server.engine.transcript import BadLine, TranscriptRecorder, read_transcript
-from server.engine.workspace import Workspace, WorkspaceError, open_workspace
+from server.engine.workspace import (
+    Workspace,
+    WorkspaceError,
+    open_workspace,
+    own_folders_inside,
+)
 from server.providers.base import Provider
 from server.providers.pricing import ModelFacts
 from server.providers.registry import UnknownModel, make_provider
@@ -151,6 +156,13 @@ class RunManager:
                     f"the conversation works in {workspace.root}; a follow-up cannot move it "
                     "(start a new conversation for another folder)"
                 )
+        own = self.paths.own_folders()
+        if "" in own_folders_inside(workspace.root, own):
+            raise RunRequestError(
+                f"{workspace.root} is inside Sparrow's own folders (its state, config, data "
+                "or cache): choose a folder of your own to work in"
+            )
+        workspace.own = own
         settings = self._settings(workspace.root)
         contract = self._contract_of(request, settings)
         # The shared stop holds whatever mode a run asks for: it is the kill switch.
@@ -195,7 +207,7 @@ class RunManager:
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
         channel = RunChannel(run_id, self.bus, [recorder, live.history])
-        works_in = workspace if sandbox.root == workspace.root else Workspace(sandbox.root)
+        works_in = workspace if sandbox.root == workspace.root else Workspace(sandbox.root, own)
         agent = AgentRun(
             run_id=run_id,
             session_id=session_id,

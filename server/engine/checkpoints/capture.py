@@ -16,7 +16,7 @@ workspace is stat-scanned (no file contents read).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pygit2
@@ -63,8 +63,13 @@ def capture(
     limits: Limits,
     stamp_ns: int,
     changed_paths: Iterable[str] | None,
+    on_folder: Callable[[str], None] | None = None,
+    reserved: dict[str, str] | None = None,
 ) -> CaptureResult:
-    """Scan the workspace against ``old`` and write what changed; ``old`` is not modified."""
+    """Scan the workspace against ``old`` and write what changed; ``old`` is not
+    modified. ``on_folder`` is told each folder before it is listed;
+    ``reserved``: folders never captured (relative path -> what it is)."""
+    reserved = reserved or {}
     root = str(shadow.workspace)
     exclude_key = _sync_info_exclude(shadow, old.exclude_key)
     # No reusable ignore decisions: the first scan, or the user's exclude file changed.
@@ -82,9 +87,15 @@ def capture(
             hints.append(rel)
     if hints is not None and _gitignores_changed(root, old.gitignores):
         hints = None  # a .gitignore changed behind the hint's back: look at everything
+    if hints is not None and old.empty is None:
+        hints = None  # its empty folders are not known yet
+    if hints is not None and any(folder in old.dirs for folder in reserved):
+        hints = None  # captured before it was known as Sparrow's: drop it all
     sink = ObjectSink(repo, shadow.pack_dir, old.entries, fresh_repo=old.tree is None)
     try:
         scan = Scan(repo, root, old, limits, fresh=rules_changed)
+        scan.on_folder = on_folder
+        scan.reserved = reserved
         if hints is not None:
             scan.hinted(hints)
         else:
@@ -92,6 +103,8 @@ def capture(
         if not scan.fresh and scan.gitignores != old.gitignores:
             # A .gitignore changed: decide every path again under the new rules.
             scan = Scan(repo, root, old, limits, fresh=True)
+            scan.on_folder = on_folder
+            scan.reserved = reserved
             scan.full()
             hints = None
         scan.read_candidates(sink, stamp_ns)
@@ -112,6 +125,7 @@ def capture(
         gitignores=scan.gitignores,
         ignored=scan.ignored,
         dirs=scan.dirs,
+        empty=scan.empty,
         exclude_key=exclude_key,
         head=old.head,
     )

@@ -10,6 +10,9 @@
   silently, like ignored files.
 - ``.sparrow/handoff``: Sparrow's own handoff documents are a record of the
   session; a rewind must not delete them.
+- Sparrow's own folders (config, state, data, cache) where they lie inside the
+  workspace (the home folder as a workspace), and any shadow repository:
+  listed as skipped; a rewind never touches them.
 
 Left-out folders of the first two kinds are listed on the checkpoint as skipped;
 caches and ignored files are not (they would drown the list).
@@ -36,6 +39,9 @@ EXCLUDED_DIRS: dict[str, str] = {
 EXCLUDED_PATHS = {".sparrow/handoff"}
 
 NESTED_REPO = "nested git repository"
+# A shadow repository (any Sparrow's): bare git plus Sparrow's own folder in it.
+SHADOW_MARKERS = frozenset({"HEAD", "objects", "refs", "sparrow"})
+SHADOW_REPO = "Sparrow's shadow repository"
 VIRTUALENV = "virtual environment"
 
 
@@ -60,6 +66,8 @@ def excluded_by_content(names: set[str]) -> str | None:
         return NESTED_REPO
     if VENV_MARKER in names:
         return VIRTUALENV
+    if names >= SHADOW_MARKERS:
+        return SHADOW_REPO
     return None
 
 

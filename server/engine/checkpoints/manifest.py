@@ -51,6 +51,9 @@ class Manifest:
     dirs: set[str] = field(default_factory=set)  # folders walked (not ignored)
     exclude_key: StatKey | None = None  # stat of the user's .git/info/exclude
     head: tuple[str, bytes] | None = None  # newest checkpoint: (id, raw tree id)
+    # Folders with nothing in them (git keeps none; a rewind makes them again).
+    # None: not known (a manifest from before they were kept): scan it all.
+    empty: set[str] | None = None
 
     def small_fields(self) -> dict[str, Any]:
         return {
@@ -98,6 +101,7 @@ def _apply(manifest: Manifest, record: dict[str, Any]) -> None:
         setattr(manifest, name, record[name])
     manifest.dirs = record.get("dirs", manifest.dirs)
     manifest.ignored = record.get("ignored", manifest.ignored)
+    manifest.empty = record.get("empty", manifest.empty)
 
 
 def load(path: Path) -> Manifest:
@@ -174,6 +178,8 @@ def save(
             record["dirs"] = manifest.dirs
         if manifest.ignored != base.ignored:
             record["ignored"] = manifest.ignored
+        if manifest.empty != base.empty:
+            record["empty"] = manifest.empty
         fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, marshal.dumps(record))
@@ -195,6 +201,7 @@ def _save_whole(path: Path, manifest: Manifest) -> None:
         "entries": manifest.entries,
         "dirs": manifest.dirs,
         "ignored": manifest.ignored,
+        "empty": manifest.empty,
         **manifest.small_fields(),
     }
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")

@@ -77,6 +77,8 @@ def restore(
     stamp_ns: int,
     only: Iterable[str] | None = None,
     target_skipped: Iterable[str] = (),
+    reserved: Iterable[str] = (),
+    target_empty: Iterable[str] | None = None,
 ) -> tuple[RollbackResult, Manifest, set[str]]:
     """Make the workspace match ``target_tree``; ``current`` must be a capture
     taken under the same lock. Returns what was done, the updated manifest and
@@ -85,10 +87,18 @@ def restore(
     A file tracked now that the target lacks is removed only if the target did
     not skip it (``target_skipped``: its skipped paths, folders ending in '/')
     and the target's ignore rules would not have ignored it: in both cases
-    the file existed then, untracked."""
+    the file existed then, untracked. Nothing under ``reserved`` (Sparrow's
+    own folders, which a checkpoint taken before they were known may hold) is
+    written or removed. ``target_empty``: the target's empty folders (None for
+    a checkpoint from before they were recorded): made again, and empty folders
+    the target did not have are removed."""
     assert current.tree is not None
     selected = None if only is None else list(only)
     todo = plan(repo, current.tree, target_tree, selected)
+    kept = {folder + "/" for folder in reserved}
+    if kept:
+        todo.writes = [w for w in todo.writes if not _under(w[0], kept)]
+        todo.removals = [p for p in todo.removals if not _under(p, kept)]
     run = _Restore(repo, str(workspace), current, stamp_ns)
     # The target's .gitignore files first, so its ignore rules can be asked.
     rules = [w for w in todo.writes if _is_gitignore(w[0])]
@@ -117,6 +127,17 @@ def restore(
     for write in todo.writes:
         if not _is_gitignore(write[0]):
             run.write(*write)
+    if target_empty is not None:
+        wanted = {f for f in target_empty if _selected(f, selected) and not _under(f, kept)}
+        # Folders empty now that the target did not have empty: gone (unless
+        # the writes filled them), with the folders they leave empty.
+        run.emptied = set()
+        for folder in sorted(run.empty - wanted, reverse=True):
+            if _selected(folder, selected) and not _under(folder, kept):
+                run.remove_empty_folder(folder)
+        _remove_empty(run.root, run.emptied - wanted)
+        for folder in sorted(wanted):
+            run.make_folder(folder)
     return run.finish(repo, current)
 
 
@@ -149,6 +170,7 @@ class _Restore:
         self.stamp_ns = stamp_ns
         self.entries = dict(current.entries)
         self.dirs = set(current.dirs)
+        self.empty = set(current.empty or ())
         self.changes: dict[str, Change] = {}
         self.removed: list[str] = []
         self.restored: list[str] = []
@@ -196,6 +218,48 @@ class _Restore:
         parts = path.split("/")
         self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
 
+    def make_folder(self, folder: str) -> None:
+        full = os.path.join(self.root, folder)
+        if (
+            not safe_path(folder)
+            or os.path.lexists(full)
+            or not _parents_safe(self.root, folder, create=True)
+        ):
+            return
+        try:
+            os.mkdir(full)
+        except OSError:
+            self.untouched.append(folder + "/")
+            return
+        self.restored.append(folder + "/")
+        parts = folder.split("/")
+        self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+        self.empty.add(folder)
+
+    def remove_empty_folder(self, folder: str) -> None:
+        if not safe_path(folder) or not _parents_safe(self.root, folder, create=False):
+            return
+        try:
+            os.rmdir(os.path.join(self.root, folder))
+        except OSError:
+            return  # not empty any more, or gone: not ours to force
+        self.removed.append(folder + "/")
+        self.dirs.discard(folder)
+        self.empty.discard(folder)
+        self.emptied.add(os.path.dirname(folder))
+
+    def _still_empty(self) -> set[str]:
+        """The empty folders, less those a write has filled since."""
+        left = set()
+        for folder in self.empty:
+            try:
+                with os.scandir(os.path.join(self.root, folder)) as listing:
+                    if next(listing, None) is None:
+                        left.add(folder)
+            except OSError:
+                continue
+        return left
+
     def finish(
         self, repo: pygit2.Repository, current: Manifest
     ) -> tuple[RollbackResult, Manifest, set[str]]:
@@ -215,6 +279,7 @@ class _Restore:
             gitignores=current.gitignores,
             ignored=current.ignored,
             dirs=self.dirs,
+            empty=self._still_empty() if current.empty is not None else None,
             exclude_key=current.exclude_key,
         )
         result = RollbackResult(

@@ -14,6 +14,8 @@ import contextlib
 import errno
 import os
 import stat
+from bisect import bisect_left
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import pygit2
@@ -78,12 +80,18 @@ class Scan:
         self.gitignores: dict[str, StatKey] = {}
         self.ignored: set[str] = set()
         self.dirs: set[str] = set()
+        self.empty: set[str] = set()  # walked folders with nothing in them
         self.candidates: list[tuple[str, os.stat_result]] = []
         self.read: list[str] = []  # paths whose entry was made anew
         self.hint_touched: set[str] | None = None  # None: every path was looked at
         # A file with more than one link: a write through another link raises
         # no event in the workspace, so a watch cannot vouch for it.
         self.linked = False
+        # Told before each folder is listed (the file watch arms itself there).
+        self.on_folder: Callable[[str], None] | None = None
+        # Sparrow's own folders inside the workspace (relative path -> what it is).
+        self.reserved: dict[str, str] = {}
+        self._known: _KnownPaths | None = None  # built at the first folder forgotten
 
     # -- what to look at -------------------------------------------------
 
@@ -98,10 +106,19 @@ class Scan:
         self.gitignores = dict(old.gitignores)
         self.ignored = set(old.ignored)
         self.dirs = set(old.dirs)
+        self.empty = set(old.empty or ())
         self.hint_touched = set()
-        for path in dict.fromkeys(paths):
+        walked: set[str] = set()  # folders walked whole in this scan
+        # Sorted: a folder comes before what is below it, which its walk covers.
+        for path in sorted(set(paths)):
+            if _below_any(path, walked):
+                continue
             self._forget(path)
-            if not self._parents_are_folders(path) or excludes.excluded_path(self.root, path):
+            if (
+                not self._parents_are_folders(path)
+                or excludes.excluded_path(self.root, path)
+                or _below_any(path + "/", self.reserved.keys())
+            ):
                 continue
             try:
                 st = os.lstat(os.path.join(self.root, path))
@@ -113,9 +130,26 @@ class Scan:
             self._forget_parents(path)
             if is_dir:
                 self.dirs.add(path)
+                walked.add(path)
                 self._walk(path)
             else:
                 self._consider(path, st)
+        for path in sorted(set(paths)):
+            self._recheck_empty(path.rpartition("/")[0])
+
+    def _recheck_empty(self, folder: str) -> None:
+        """A hinted path came or went: is the folder holding it empty now?"""
+        if not folder or folder not in self.dirs:
+            return
+        try:
+            with os.scandir(os.path.join(self.root, folder)) as listing:
+                empty = next(listing, None) is None
+        except OSError:
+            empty = False
+        if empty:
+            self.empty.add(folder)
+        else:
+            self.empty.discard(folder)
 
     def _drop(self, path: str) -> None:
         entry = self.entries.pop(path, None)
@@ -133,14 +167,18 @@ class Scan:
         self.gitignores.pop(path, None)
         if path not in self.dirs:
             return  # not a folder that was walked: nothing is known below it
-        prefix = path + "/"
-        for key in [key for key in self.entries if key.startswith(prefix)]:
+        if self._known is None:
+            self._known = _KnownPaths(self)
+        self.empty.discard(path)
+        for key in self._known.below(path):
             self._drop(key)
-        for table in (self.skipped, self.gitignores):
-            for key in [key for key in table if key.startswith(prefix)]:
-                del table[key]
-        self.dirs = {d for d in self.dirs if d != path and not d.startswith(prefix)}
-        self.ignored = {p for p in self.ignored if not p.startswith(prefix)}
+            self.empty.discard(key)
+            self.skipped.pop(key, None)
+            self.skipped.pop(key + "/", None)
+            self.gitignores.pop(key, None)
+            self.dirs.discard(key)
+            self.ignored.discard(key)
+        self.dirs.discard(path)
 
     def _parents_are_folders(self, path: str) -> bool:
         """Whether every folder above ``path`` is a real folder (not a symlink:
@@ -177,6 +215,8 @@ class Scan:
         while stack:
             rel = stack.pop()
             folder = os.path.join(root, rel) if rel else root
+            if self.on_folder is not None:
+                self.on_folder(rel)
             try:
                 handle = _open_dir(folder)
             except OSError as exc:
@@ -203,6 +243,8 @@ class Scan:
         """One folder of the walk; ``handle`` stays open while its entries are stat'ed."""
         with os.scandir(handle) as listing:
             found = list(listing)
+        if not found and rel:
+            self.empty.add(rel)
         if rel:
             reason = excludes.excluded_by_content({entry.name for entry in found})
             if reason is not None:
@@ -219,6 +261,8 @@ class Scan:
             path = prefix + name
             if entry.is_dir(follow_symlinks=False):
                 reason = excludes.excluded_dir(path, name)
+                if reason is None and path in self.reserved:
+                    reason = self.reserved[path]
                 if reason is not None:
                     if reason:
                         self.skipped[path + "/"] = reason
@@ -375,3 +419,41 @@ class Scan:
             elif before is None or before[1] != after[1] or before[2] != after[2]:
                 changes[path] = (after[1], after[2])
         return changes
+
+
+def _below_any(path: str, folders: Collection[str]) -> bool:
+    """Whether ``path`` lies below one of ``folders``."""
+    if not folders:
+        return False
+    end = path.rfind("/")
+    while end > 0:
+        path = path[:end]
+        if path in folders:
+            return True
+        end = path.rfind("/")
+    return False
+
+
+class _KnownPaths:
+    """Every path the old scan knew (files, folders, ignored and skipped
+    names), sorted once, so that what lies below a folder is a range found by
+    bisection: forgetting a folder costs what is in it, not what the
+    workspace holds. Paths added by this scan are not in it, and need not
+    be: a folder walked in this scan is not forgotten again."""
+
+    def __init__(self, scan: Scan) -> None:
+        known = set(scan.entries)
+        known.update(scan.dirs, scan.ignored, scan.gitignores)
+        known.update(key.rstrip("/") for key in scan.skipped)
+        self.paths = sorted(known)
+
+    def below(self, folder: str) -> list[str]:
+        # The names that start with a prefix are one run of the sorted list.
+        prefix = folder + "/"
+        paths = self.paths
+        index = bisect_left(paths, prefix)
+        found = []
+        while index < len(paths) and paths[index].startswith(prefix):
+            found.append(paths[index])
+            index += 1
+        return found

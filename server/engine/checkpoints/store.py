@@ -41,8 +41,30 @@ from server.engine.checkpoints.watch import WATCHES
 from server.engine.store.checkpoint_records import CheckpointRecord
 from server.engine.store.migrations import apply_migrations
 from server.engine.store.store import Store, new_id
+from server.engine.workspace import own_folders_inside
 
 _SIGNATURE = ("Sparrow", "sparrow@localhost")
+_EMPTY_FOLDER = "empty-folder: "
+
+
+def _empty_folders(repo: pygit2.Repository, commit_id: str) -> builtins.list[str] | None:
+    """The empty folders a checkpoint recorded; None when it predates the record."""
+    commit = repo.get(commit_id)
+    if not isinstance(commit, pygit2.Commit):
+        return None
+    message = commit.message
+    if "\nworkspace " not in message:
+        return None
+    folders = []
+    for line in message.splitlines():
+        if line.startswith(_EMPTY_FOLDER):
+            try:
+                folder = json.loads(line[len(_EMPTY_FOLDER):])
+            except ValueError:
+                continue
+            if isinstance(folder, str):
+                folders.append(folder)
+    return folders
 
 
 def _to_checkpoint(row: CheckpointRecord) -> Checkpoint:
@@ -75,6 +97,7 @@ class CheckpointStore:
         database.bind([CheckpointRecord])
         self._db = database
         self._root = paths.checkpoints
+        self._own = paths.own_folders()
         self.settings = settings
         self._limits = Limits(settings.max_file_bytes, settings.max_total_bytes)
 
@@ -83,6 +106,11 @@ class CheckpointStore:
     def shadow(self, workspace: str | Path) -> Shadow:
         """The shadow repository of ``workspace`` (it may not exist yet)."""
         return locate(self._root, resolve_workspace(workspace))
+
+    def _reserved(self, shadow: Shadow) -> dict[str, str]:
+        """Sparrow's own folders inside the workspace: never captured or rewound."""
+        inside = own_folders_inside(shadow.workspace, self._own)
+        return {folder: what for folder, what in inside.items() if folder}
 
     def disk_usage(self, workspace: str | Path) -> int:
         """Bytes the shadow repository of ``workspace`` takes on disk."""
@@ -173,11 +201,17 @@ class CheckpointStore:
             hint = WATCHES.hint(workspace, shadow.manifest_path, old.dirs if old.tree else ())
         stamp = touch_stamp(shadow)
         try:
-            result = capture(repo, shadow, old, self._limits, stamp, hint)
+            watch_folder = WATCHES.before_listing(workspace)
+            result = capture(
+                repo, shadow, old, self._limits, stamp, hint, watch_folder, self._reserved(shadow)
+            )
             files = changed_paths(repo, self._latest_tree(repo, old, workspace), result.tree)
             created = time.time()
             signature = pygit2.Signature(*_SIGNATURE, int(created), 0)
             message = f"{tool}: {reason}\n\nrun {run_id}, turn {turn}\nworkspace {workspace}\n"
+            # Git keeps no empty folders: the checkpoint names them, for a rewind.
+            empty = sorted(result.manifest.empty or ())
+            message += "".join(f"{_EMPTY_FOLDER}{json.dumps(folder)}\n" for folder in empty)
             commit = repo.create_commit(
                 None, signature, signature, message, pygit2.Oid(raw=result.tree), []
             )
@@ -282,7 +316,10 @@ class CheckpointStore:
             else:
                 old_manifest = self._manifest(repo, shadow)
                 stamp = touch_stamp(shadow)
-                current = capture(repo, shadow, old_manifest, self._limits, stamp, None)
+                current = capture(
+                    repo, shadow, old_manifest, self._limits, stamp, None,
+                    reserved=self._reserved(shadow),
+                )
                 manifests.save(
                     shadow.manifest_path,
                     current.manifest,
@@ -333,6 +370,8 @@ class CheckpointStore:
                 touch_stamp(shadow),
                 only,
                 target_skipped=[s.path for s in target.skipped],
+                reserved=self._reserved(shadow),
+                target_empty=_empty_folders(repo, target.commit),
             )
             manifests.save(shadow.manifest_path, updated, base=current, changed=touched)
         return RewindResult(
@@ -361,7 +400,9 @@ class CheckpointStore:
             tree = self._tree_of(repo, target)
             old = self._manifest(repo, shadow)
             stamp = touch_stamp(shadow)
-            scanned = capture(repo, shadow, old, self._limits, stamp, hint)
+            scanned = capture(
+                repo, shadow, old, self._limits, stamp, hint, reserved=self._reserved(shadow)
+            )
             done, updated, touched = restore(
                 repo,
                 root,
@@ -369,6 +410,8 @@ class CheckpointStore:
                 tree,
                 stamp,
                 target_skipped=[s.path for s in target.skipped],
+                reserved=self._reserved(shadow),
+                target_empty=_empty_folders(repo, target.commit),
             )
             changed = scanned.touched | touched
             manifests.save(shadow.manifest_path, updated, base=old, changed=changed)

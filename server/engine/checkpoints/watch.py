@@ -6,8 +6,10 @@ to a full queue, a watched folder moved, a manifest written by another
 process, hard links (a write through another link raises no event here), a
 file system whose changes may come from elsewhere (network, FUSE) — the
 checkpoint falls back to the full stat scan, and the watch is armed again
-before that scan starts. Folders first watched after they were scanned are
-scanned again at the next checkpoint, so a change in between is not lost.
+before that scan starts. The scan watches each folder just before it lists
+it, so a change after the listing raises an event; a folder watched only
+after its scan is scanned again at the next checkpoint, so a change in
+between is not lost.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import struct
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -186,6 +188,19 @@ class _Watched:
     manifest_stamp: tuple[int, int, int] | None = None
     # Watched only after their scan: looked at again at the next checkpoint.
     fresh: set[str] = field(default_factory=set)
+    # The kernel refused a folder during the scan (the watch limit).
+    refused: bool = False
+
+    def add_before_listing(self, folder: str) -> None:
+        """A folder about to be listed by the scan: watched first, so that a
+        change after its listing raises an event and it need not be looked at
+        again. Never raises: a refusal turns the watch off after the scan."""
+        if self.refused:
+            return
+        try:
+            self.watch.add(folder)
+        except WatchBroken:
+            self.refused = True
 
 
 class Watches:
@@ -244,6 +259,13 @@ class Watches:
             _, oldest = self._watched.popitem(last=False)
             oldest.watch.close()
 
+    def before_listing(self, root: str) -> Callable[[str], None] | None:
+        """What the scan of ``root`` calls before it lists a folder, when ``root``
+        is watched. One workspace's checkpoints run one at a time (its lock)."""
+        with self._lock:
+            state = self._watched.get(root)
+        return None if state is None else state.add_before_listing
+
     def captured(
         self, root: str, manifest_path: Path, dirs: Iterable[str], *, linked: bool
     ) -> None:
@@ -257,8 +279,9 @@ class Watches:
         state = self._watched.get(root)
         if state is None:
             return
-        if linked:
-            # A hard-linked file changes without an event when written elsewhere.
+        if linked or state.refused:
+            # A hard-linked file changes without an event when written elsewhere;
+            # a folder the kernel would not watch changes without one too.
             self.forget(root)
             self._refused.add(root)
             return

@@ -9,6 +9,7 @@ nothing; the loop acts on the verdict."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +123,39 @@ def _boundary(facts: CallFacts) -> GateVerdict | None:
             found = protected_word(word)
             if found is not None:
                 return _protected(found, word)
+            own = _own_word(facts.workspace, word)
+            if own is not None:
+                return _own(own, word)
     return None
+
+
+def _own_word(workspace: Workspace, word: str) -> str | None:
+    """What a shell word names when it points into one of Sparrow's own folders
+    (``~/.local/state/sparrow``, ``$HOME/...`` as written, or a path under the
+    workspace), judged by its words like the protected names."""
+    if not workspace.own:
+        return None
+    for piece in re.split(r"[=:,]", word):
+        text = piece.strip("'\"")
+        if "/" not in text and not text.startswith("~"):
+            continue
+        for prefix in ("$HOME", "${HOME}"):
+            if text.startswith(prefix):
+                text = "~" + text[len(prefix):]
+        text = os.path.expanduser(text)
+        full = Path(os.path.normpath(workspace.root / text))
+        own = workspace.own_folder_of(full)
+        if own is not None:
+            return own
+    return None
+
+
+def _own(what: str, where: str) -> GateVerdict:
+    return GateVerdict(
+        Decision.DENY,
+        f"denied: '{where}' is in {what}; no tool reads or writes Sparrow's own files",
+        "boundary",
+    )
 
 
 def _check_path(workspace: Workspace, raw: str, writes: bool) -> GateVerdict | None:
@@ -146,6 +179,9 @@ def _check_path(workspace: Workspace, raw: str, writes: bool) -> GateVerdict | N
         found = protected_part(path)
         if found is not None:
             return _protected(found, raw)
+    own = workspace.own_folder_of(resolved)
+    if own is not None:
+        return _own(own, raw)
     return None
 
 

@@ -3,7 +3,9 @@
 Inside, the whole filesystem is read-only except the workspace (and a private,
 empty /tmp); the workspace's ``.git`` stays read-only so a command cannot
 rewrite history or the checkpoints' view of it; the usual credential folders
-and files of the home folder are hidden; the network is off."""
+and files of the home folder are hidden, and so are the workspace's protected
+paths, its git config's credentials and Sparrow's own folders (masks.py),
+however a command spells their names; the network is off."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from server.engine.sandbox.base import SandboxError
 from server.engine.sandbox.local import shell_environment
+from server.engine.sandbox.masks import Masks
 from server.engine.workspace import Workspace
 
 # The probe runs a no-op; a working bwrap answers in milliseconds.
@@ -67,7 +70,11 @@ class HardenedSandbox:
         # bwrap binds real paths; a symlinked workspace would be bound at the
         # link's target, not where the commands' cwd points.
         self.root: Path = workspace.root.resolve()
-        self.note = "commands run under bubblewrap: network off, only the workspace writable"
+        self.note = (
+            "commands run under bubblewrap: network off, only the workspace writable, "
+            "its secrets (.env, keys, .ssh) hidden"
+        )
+        self._masks = Masks(self.root, list(workspace.own))
         self._bwrap = find_bwrap()
         self._probe()
 
@@ -79,13 +86,17 @@ class HardenedSandbox:
             "--dev", "/dev",
             "--proc", "/proc",
             "--tmpfs", "/tmp",
-            *_hidden(Path.home(), self.root),
             # After the tmpfs: a workspace under /tmp would otherwise be hidden by it.
             "--bind", root, root,
         ]  # fmt: skip
         git = self.root / ".git"
         if git.exists():
             wrapped += ["--ro-bind", str(git), str(git)]
+        # After the workspace's binds, which would cover them (the home folder
+        # as the workspace holds its credentials and Sparrow's state).
+        wrapped += _hidden(Path.home(), self.root)
+        wrapped += self._masks.own_folders()
+        wrapped += self._masks.arguments()
         wrapped += [
             "--unshare-net",
             # A pid namespace dies with its first process: killing bwrap (its
@@ -109,7 +120,7 @@ class HardenedSandbox:
         return env
 
     def close(self) -> None:
-        pass
+        self._masks.close()
 
     def _probe(self) -> None:
         try:

@@ -233,3 +233,36 @@ def test_a_checkpoint_that_fails_after_the_drain_does_not_lose_the_changes(
     finally:
         WATCHES.forget(str(workspace))
         store.close()
+
+
+def test_the_second_checkpoint_looks_only_at_what_changed(
+    paths: Paths, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first checkpoint's scan watches each folder before it lists it, so
+    the second is told only the changed file: not every folder again (which,
+    at 100,000 files in 5,000 folders, cost a minute and a half)."""
+    require("a local file system with inotify (Linux)", WATCHABLE)
+    for n in range(40):
+        folder = workspace / f"top{n % 4}" / f"mid{n % 8}" / f"leaf{n}"
+        folder.mkdir(parents=True)
+        (folder / "file.c").write_text(f"int x = {n};\n")
+    told: list[list[str] | None] = []
+    hint = WATCHES.hint
+
+    def recorded(*args: object) -> list[str] | None:
+        answer = hint(*args)  # type: ignore[arg-type]
+        told.append(answer)
+        return answer
+
+    monkeypatch.setattr(WATCHES, "hint", recorded)
+    store, checkpoints = make_store(paths)
+    try:
+        checkpoints.create(workspace, run_id="r", turn=0, tool="t")
+        (workspace / "top1" / "mid1" / "leaf9" / "file.c").write_text("int x = -9;\n")
+        made = checkpoints.create(workspace, run_id="r", turn=1, tool="t")
+        assert told == [None, ["top1/mid1/leaf9/file.c"]]
+        assert made.files_changed == ["top1/mid1/leaf9/file.c"]
+        assert tree_files(checkpoints, workspace, made) == files_of(workspace)
+    finally:
+        WATCHES.forget(str(workspace))
+        store.close()

@@ -209,3 +209,44 @@ def test_folders_above_the_workspace_are_not_judged(tmp_path: Path) -> None:
     assert verdict.decision == Decision.ALLOW
     protected = gate(workspace, "read_file", [], auto, path=str(workspace / ".env"))
     assert protected.decision == Decision.DENY
+
+
+def test_no_tool_reaches_sparrow_s_own_folders_in_the_workspace(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home folder as the workspace: Sparrow's state sits inside it, and no
+    rule or level lets a tool read or write it, by path or in a command."""
+    from server.core.paths import Paths
+
+    monkeypatch.setenv("HOME", str(workspace))
+    own = Paths(
+        workspace / ".config" / "sparrow",
+        workspace / ".local" / "state" / "sparrow",
+        workspace / ".local" / "share" / "sparrow",
+        workspace / ".cache" / "sparrow",
+    ).ensure()
+    auto = Contract(Mode.AUTONOMOUS, 1.0)
+    everything = [rule("allow", name) for name in NAMES]
+
+    def judged(tool: str, **args: str) -> GateVerdict:
+        found = TOOLS.get(tool)
+        assert found is not None
+        place = open_workspace(workspace)
+        place.own = own.own_folders()
+        call = CallFacts(tool, found.risk, args, place, "s", "demo", "web")
+        return judge(call, auto, [*DEFAULT_RULES, *everything])
+
+    for verdict in (
+        judged("write_file", path=".local/state/sparrow/sessions.db", content=""),
+        judged("read_file", path=".local/state/sparrow/transcripts/r.jsonl"),
+        judged("edit_file", path=".config/sparrow/config.toml", old="a", new="b"),
+        judged("run_shell", command="rm -rf ~/.local/state/sparrow"),
+        judged("run_shell", command="sqlite3 $HOME/.local/state/sparrow/sessions.db .dump"),
+        judged("run_shell", command=f"cat {own.config}/config.toml"),
+        judged("run_shell", command="cp x .cache/sparrow/y"),
+    ):
+        assert verdict.decision == Decision.DENY, verdict
+        assert "Sparrow's own" in verdict.reason
+    # Its neighbours stay the user's.
+    assert judged("write_file", path=".config/other/app.ini", content="").decision == Decision.ALLOW
+    assert judged("run_shell", command="ls ~/.local/state").decision == Decision.ALLOW
