@@ -3,14 +3,16 @@
 Uses jeepney (pure Python D-Bus; already installed on Linux as keyring's
 Secret Service transport), with a blocking connection opened per notice: a few
 notices an hour do not need a resident connection. A later notice of the same
-session replaces the earlier one on screen. Any failure (no session bus, no
-notification daemon, another OS) is logged and :meth:`Notifier.send` returns
-None: a missing notification never breaks the window.
+session replaces the earlier one on screen. Any failure (no notification
+daemon, another OS) is logged and :meth:`Notifier.send` returns None: a missing
+notification never breaks the window. With no session bus at all (a bare
+server, an SSH login) notifications are off: said once, then nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Any
 
@@ -24,6 +26,10 @@ INTERFACE = "org.freedesktop.Notifications"
 APP_NAME = "Sparrow"
 URGENCY_NORMAL, URGENCY_CRITICAL = 1, 2
 TIMEOUT = 3.0  # seconds for the daemon to answer
+SESSION_BUS_ENV = "DBUS_SESSION_BUS_ADDRESS"
+NO_SESSION_BUS = (
+    f"desktop notifications are off: no D-Bus session bus ({SESSION_BUS_ENV} is not set)"
+)
 
 
 def _call(method: str, signature: str | None, body: tuple[Any, ...], bus: str | None) -> Any:
@@ -56,9 +62,14 @@ class Notifier:
         self._icon = icon
         self._lock = threading.Lock()
         self._shown: dict[str, int] = {}  # session key -> id of its notification
+        self._said_off = False
 
     def send(self, notice: Notice) -> int | None:
         """Show ``notice``; the daemon's id for it, or None when it could not be shown."""
+        if self._bus is None and not os.environ.get(SESSION_BUS_ENV):
+            # jeepney would raise a bare KeyError for the variable, at every notice.
+            self._say_off()
+            return None
         with self._lock:
             replaces = self._shown.get(notice.key, 0)
         urgency = URGENCY_CRITICAL if notice.urgent else URGENCY_NORMAL
@@ -81,3 +92,9 @@ class Notifier:
         with self._lock:
             self._shown[notice.key] = int(ident)
         return int(ident)
+
+    def _say_off(self) -> None:
+        with self._lock:
+            said, self._said_off = self._said_off, True
+        if not said:
+            log.warning(NO_SESSION_BUS)

@@ -14,6 +14,7 @@ from server.core.paths import Paths, resolve_paths
 from tests.real_model import RealModel, built, running
 
 IN_CI = bool(os.environ.get("CI"))
+ROOT = Path(__file__).resolve().parents[1]
 # Most tests run the demo or a script end to end, with nobody to answer an
 # approval: their state starts Autonomous. Tests of asking set the mode themselves.
 AUTONOMOUS_CONFIG = '[autonomy]\nmode = "autonomous"\nlevel = 0.85\n'
@@ -45,6 +46,11 @@ def sparrow_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "sparrow-home"
     start_autonomous(home)
     monkeypatch.setenv("SPARROW_HOME", str(home))
+    # The installed `sparrow` script imports the checkout its venv was installed
+    # from; a test in another worktree must run this checkout's code.
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+    )
     # Nor the user's Claude Code and Codex sessions: the monitor watches these.
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from server.core.config_keys import config_key, toml_name
+
 HOOK_EVENTS: Final = (
     "SessionStart",
     "PreToolUse",
@@ -121,37 +123,39 @@ def _compiled(part: str) -> re.Pattern[str] | None:
         return None
 
 
-def parse_hook_config(current: HookConfig, table: dict[str, Any], where: str) -> HookConfig:
-    """``current`` with the ``[hooks]`` table applied; entries and files are appended."""
-    source = where.removesuffix(".hooks")
+def parse_hook_config(current: HookConfig, table: dict[str, Any], file: str) -> HookConfig:
+    """``current`` with the ``[hooks]`` table of ``file`` applied; entries and files
+    are appended."""
     changes: dict[str, Any] = {}
     entries = list(current.entries)
     claude = list(current.claude_settings)
     for key, value in table.items():
+        at = config_key(file, ("hooks",), key)
         if key == "timeout_seconds":
-            changes[key] = _seconds(value, f"{where}.{key}")
+            changes[key] = _seconds(value, at)
         elif key == "output_limit_bytes":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise HookConfigError(f"{where}.{key}: expected a positive int, got {value!r}")
+                raise HookConfigError(f"{at}: expected a positive int, got {value!r}")
             changes[key] = value
         elif key == "workspace_hooks":
             if not isinstance(value, bool):
-                raise HookConfigError(f"{where}.{key}: expected true or false, got {value!r}")
+                raise HookConfigError(f"{at}: expected true or false, got {value!r}")
             changes[key] = value
         elif key == "claude_settings":
-            claude += [p for p in _paths(value, f"{where}.{key}") if p not in claude]
+            claude += [p for p in _paths(value, at) if p not in claude]
         elif key in HOOK_EVENTS:
             if not isinstance(value, list):
                 raise HookConfigError(
-                    f"{where}.{key}: expected a list of tables ([[hooks.{key}]]), "
-                    f"got {type(value).__name__}"
+                    f"{at}: expected a list of tables ([[hooks.{key}]]), got {type(value).__name__}"
                 )
             entries += [
-                _entry(key, item, f"{where}.{key}[{i}]", source) for i, item in enumerate(value)
+                # Counted from 1: "the first [[hooks.Stop]]" of the file.
+                _entry(key, item, f"{file}: [[hooks.{key}]] #{i}", file)
+                for i, item in enumerate(value, start=1)
             ]
         else:
             raise HookConfigError(
-                f"{where}: unknown key '{key}' (settings: {', '.join(_SETTINGS)}; "
+                f"{at}: unknown key (settings: {', '.join(_SETTINGS)}; "
                 f"events: {', '.join(HOOK_EVENTS)})"
             )
     return dataclasses.replace(
@@ -164,22 +168,24 @@ def _entry(event: str, item: object, where: str, source: str) -> HookSpec:
         raise HookConfigError(f"{where}: expected a table, got {type(item).__name__}")
     for key in item:
         if key not in _ENTRY_KEYS:
-            raise HookConfigError(f"{where}: unknown key '{key}' (known: {', '.join(_ENTRY_KEYS)})")
+            raise HookConfigError(
+                f"{where} {toml_name(key)}: unknown key (known: {', '.join(_ENTRY_KEYS)})"
+            )
     command = item.get("command")
     if not isinstance(command, str) or not command.strip():
-        raise HookConfigError(f"{where}.command: expected a non-empty string, got {command!r}")
+        raise HookConfigError(f"{where} command: expected a non-empty string, got {command!r}")
     matcher = item.get("matcher", "")
     if not isinstance(matcher, str):
-        raise HookConfigError(f"{where}.matcher: expected a string, got {type(matcher).__name__}")
+        raise HookConfigError(f"{where} matcher: expected a string, got {type(matcher).__name__}")
     problem = matcher_error(matcher)
     if problem:
-        raise HookConfigError(f"{where}.matcher: {problem}")
+        raise HookConfigError(f"{where} matcher: {problem}")
     timeout = item.get("timeout_seconds")
     return HookSpec(
         event=event,
         command=command,
         matcher=matcher,
-        timeout_seconds=None if timeout is None else _seconds(timeout, f"{where}.timeout_seconds"),
+        timeout_seconds=None if timeout is None else _seconds(timeout, f"{where} timeout_seconds"),
         source=source,
     )
 

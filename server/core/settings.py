@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from server.core.config_keys import config_key
 from server.core.hook_config import HookConfig, HookConfigError, parse_hook_config
 
 # The permission modes of autonomy-and-safety.md ("Gate Decisions"), as typed in settings.
@@ -200,46 +201,50 @@ class Settings:
 T = TypeVar("T")
 
 
-def _apply(current: T, table: dict[str, Any], where: str) -> T:
+def _apply(current: T, table: dict[str, Any], file: str, tables: tuple[str, ...] = ()) -> T:
+    """``current`` with ``table`` applied: the table at ``tables`` of ``file``."""
     assert dataclasses.is_dataclass(current) and not isinstance(current, type)
     changes: dict[str, Any] = {}
     known = {f.name: f for f in dataclasses.fields(current)}
     for key, value in table.items():
+        at = config_key(file, tables, key)
         if key not in known:
-            raise SettingsError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
+            raise SettingsError(f"{at}: unknown setting (known: {', '.join(known)})")
         old = getattr(current, key)
         table_of = known[key].metadata.get("table_of")
         if table_of is not None:
             if not isinstance(value, dict):
-                raise SettingsError(f"{where}: '{key}' must be a table")
-            tables = dict(old)
+                raise SettingsError(f"{at}: must be a table")
+            entries = dict(old)
             for name, entry in value.items():
                 if not isinstance(entry, dict):
-                    raise SettingsError(f"{where}.{key}.{name}: must be a table")
-                tables[name] = _apply(tables.get(name, table_of()), entry, f"{where}.{key}.{name}")
-            changes[key] = tables
+                    raise SettingsError(
+                        f"{config_key(file, (*tables, key), name)}: must be a table"
+                    )
+                entries[name] = _apply(
+                    entries.get(name, table_of()), entry, file, (*tables, key, name)
+                )
+            changes[key] = entries
             continue
         if isinstance(old, HookConfig):
             if not isinstance(value, dict):
-                raise SettingsError(f"{where}: '{key}' must be a table")
+                raise SettingsError(f"{at}: must be a table")
             try:
-                changes[key] = parse_hook_config(old, value, f"{where}.{key}")
+                changes[key] = parse_hook_config(old, value, file)
             except HookConfigError as exc:
                 raise SettingsError(str(exc)) from exc
             continue
         if dataclasses.is_dataclass(old):
             if not isinstance(value, dict):
-                raise SettingsError(f"{where}: '{key}' must be a table")
-            changes[key] = _apply(old, value, f"{where}.{key}")
+                raise SettingsError(f"{at}: must be a table")
+            changes[key] = _apply(old, value, file, (*tables, key))
             continue
         expected = type(old)
         ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value, ok = float(value), True
         if not ok:
-            raise SettingsError(
-                f"{where}.{key}: expected {expected.__name__}, got {type(value).__name__}"
-            )
+            raise SettingsError(f"{at}: expected {expected.__name__}, got {type(value).__name__}")
         changes[key] = value
     return dataclasses.replace(current, **changes)
 
@@ -256,33 +261,37 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot be read: {exc.strerror}") from exc
 
 
-def _check(settings: Settings, where: str) -> Settings:
+def _check(settings: Settings, file: str) -> Settings:
     """The values a type check cannot judge: choices and ranges."""
     level = settings.autonomy.level
     if not 0.0 <= level <= 1.0:
-        raise SettingsError(f"{where}: autonomy.level must be from 0.0 to 1.0, not {level}")
+        raise SettingsError(
+            f"{config_key(file, ('autonomy',), 'level')}: must be from 0.0 to 1.0, not {level}"
+        )
     if settings.autonomy.mode not in PERMISSION_MODES:
         raise SettingsError(
-            f"{where}: autonomy.mode must be one of {', '.join(PERMISSION_MODES)}, "
-            f"not {settings.autonomy.mode!r}"
+            f"{config_key(file, ('autonomy',), 'mode')}: must be one of "
+            f"{', '.join(PERMISSION_MODES)}, not {settings.autonomy.mode!r}"
         )
     if settings.permissions.sandbox not in SANDBOXES:
         raise SettingsError(
-            f"{where}: permissions.sandbox must be one of {', '.join(SANDBOXES)}, "
-            f"not {settings.permissions.sandbox!r}"
+            f"{config_key(file, ('permissions',), 'sandbox')}: must be one of "
+            f"{', '.join(SANDBOXES)}, not {settings.permissions.sandbox!r}"
         )
     if settings.models.thinking not in THINKING_LEVELS:
         raise SettingsError(
-            f"{where}: models.thinking must be one of off, low, medium, high, "
-            f"not {settings.models.thinking!r}"
+            f"{config_key(file, ('models',), 'thinking')}: must be one of off, low, medium, "
+            f"high, not {settings.models.thinking!r}"
         )
     for name, provider in settings.providers.items():
         if not all(isinstance(m, str) for m in provider.models):
-            raise SettingsError(f"{where}: providers.{name}.models must be a list of model names")
+            raise SettingsError(
+                f"{config_key(file, ('providers', name), 'models')}: must be a list of model names"
+            )
         if provider.kind and provider.kind not in PROVIDER_KINDS:
             raise SettingsError(
-                f"{where}: providers.{name}.kind must be one of {', '.join(PROVIDER_KINDS)}, "
-                f"not {provider.kind!r}"
+                f"{config_key(file, ('providers', name), 'kind')}: must be one of "
+                f"{', '.join(PROVIDER_KINDS)}, not {provider.kind!r}"
             )
     for model, price in settings.budget.prices.items():
         if not (
@@ -291,8 +300,8 @@ def _check(settings: Settings, where: str) -> Settings:
             and all(isinstance(p, int | float) and not isinstance(p, bool) for p in price)
         ):
             raise SettingsError(
-                f"{where}: budget.prices.{model} must be [input, output] in USD per "
-                "million tokens, e.g. [3.0, 15.0]"
+                f"{config_key(file, ('budget', 'prices'), model)}: must be [input, output] in "
+                "USD per million tokens, e.g. [3.0, 15.0]"
             )
     return settings
 

@@ -116,4 +116,5 @@ def test_a_bad_setting_is_a_clear_error(tools: tuple[Path, Path], sparrow_home: 
         timeout=60,
         env=dict(os.environ),
     )
-    assert result.returncode == 1 and "monitor.poll_seconds" in result.stderr
+    assert result.returncode == 1
+    assert "config.toml: [monitor] poll_seconds: expected float" in result.stderr

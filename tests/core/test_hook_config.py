@@ -12,7 +12,7 @@ from server.core.hook_config import (
 )
 from server.core.settings import SettingsError, load_settings
 
-WHERE = "/x/config.toml.hooks"
+WHERE = "/x/config.toml"
 
 
 def test_settings_and_entries_are_parsed() -> None:
@@ -50,21 +50,21 @@ def test_a_second_file_appends_entries() -> None:
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ({"timeout": 3}, "unknown key 'timeout'"),
+        ({"timeout": 3}, r"\[hooks\] timeout: unknown key"),
         ({"PreToolCall": []}, "events: SessionStart, PreToolUse"),
-        ({"timeout_seconds": "10"}, r"hooks\.timeout_seconds: expected a positive number"),
+        ({"timeout_seconds": "10"}, r": \[hooks\] timeout_seconds: expected a positive number"),
         ({"timeout_seconds": True}, "expected a positive number"),
         ({"timeout_seconds": 0}, "expected a positive number"),
-        ({"output_limit_bytes": 1.5}, "output_limit_bytes: expected a positive int"),
+        ({"output_limit_bytes": 1.5}, r"\[hooks\] output_limit_bytes: expected a positive int"),
         ({"claude_settings": "a.json"}, "claude_settings: expected a list"),
-        ({"PreToolUse": {"command": "x"}}, r"hooks\.PreToolUse: expected a list of tables"),
-        ({"PreToolUse": ["x"]}, r"PreToolUse\[0\]: expected a table"),
-        ({"Stop": [{"command": "  "}]}, r"Stop\[0\]\.command: expected a non-empty string"),
-        ({"Stop": [{}]}, r"Stop\[0\]\.command"),
-        ({"Stop": [{"command": "x", "when": 1}]}, "unknown key 'when'"),
-        ({"Stop": [{"command": "x", "matcher": 3}]}, "matcher: expected a string"),
+        ({"PreToolUse": {"command": "x"}}, r"\[hooks\] PreToolUse: expected a list of tables"),
+        ({"PreToolUse": ["x"]}, r"\[\[hooks\.PreToolUse\]\] #1: expected a table"),
+        ({"Stop": [{"command": "  "}]}, r"\[\[hooks\.Stop\]\] #1 command: expected a non-empty"),
+        ({"Stop": [{"command": "x"}, {}]}, r"\[\[hooks\.Stop\]\] #2 command"),
+        ({"Stop": [{"command": "x", "when": 1}]}, "#1 when: unknown key"),
+        ({"Stop": [{"command": "x", "matcher": 3}]}, "#1 matcher: expected a string"),
         ({"Stop": [{"command": "x", "matcher": "run_(shell"}]}, "not a valid regular expr"),
-        ({"Stop": [{"command": "x", "timeout_seconds": -1}]}, "timeout_seconds: expected"),
+        ({"Stop": [{"command": "x", "timeout_seconds": -1}]}, "#1 timeout_seconds: expected"),
     ],
 )
 def test_bad_tables_name_the_key(table: dict[str, object], message: str) -> None:
@@ -148,10 +148,10 @@ def test_a_workspace_cannot_add_hooks_unless_the_user_allows_it(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("hooks = 3\n", "'hooks' must be a table"),
-        ("[hooks]\nbogus = 1\n", "hooks: unknown key 'bogus'"),
-        ("[[hooks.PreToolUse]]\nmatcher = 'x'\n", r"hooks\.PreToolUse\[0\]\.command"),
-        ("[[hooks.OnStart]]\ncommand = 'x'\n", "unknown key 'OnStart'"),
+        ("hooks = 3\n", "config.toml: hooks: must be a table"),
+        ("[hooks]\nbogus = 1\n", r"config.toml: \[hooks\] bogus: unknown key"),
+        ("[[hooks.PreToolUse]]\nmatcher = 'x'\n", r"toml: \[\[hooks\.PreToolUse\]\] #1 command"),
+        ("[[hooks.OnStart]]\ncommand = 'x'\n", r"\[hooks\] OnStart: unknown key"),
     ],
 )
 def test_load_settings_errors_name_the_file(tmp_path: Path, text: str, message: str) -> None:

@@ -6,6 +6,7 @@ replaces the first; with no daemon, sending fails quietly; and the real
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -136,6 +137,47 @@ def test_without_a_daemon_sending_fails_quietly(bus: str, caplog: pytest.LogCapt
 
 def test_without_a_bus_sending_fails_quietly(tmp_path: Path) -> None:
     assert Notifier(bus=f"unix:path={tmp_path / 'no-bus'}").send(notice()) is None
+
+
+def test_without_a_session_bus_notifications_are_off_said_once(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    notifier = Notifier()
+    with caplog.at_level(logging.DEBUG):
+        assert notifier.send(notice("warning")) is None
+        assert notifier.send(notice("critical")) is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "desktop notifications are off: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+    ]
+    assert not any(r.exc_info for r in caplog.records)
+    assert "KeyError" not in capsys.readouterr().err
+
+
+def test_without_a_session_bus_stderr_has_one_line(tmp_path: Path) -> None:
+    """As the window runs it: no logging set up, so a warning goes to stderr as is."""
+    code = (
+        "from desktop.alerts import Notice\n"
+        "from desktop.notify import Notifier\n"
+        "notifier = Notifier()\n"
+        "for level in ('warning', 'critical'):\n"
+        "    assert notifier.send(Notice('k', level, 't', 'b', urgent=False)) is None\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DBUS_SESSION_BUS_ADDRESS"}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "desktop notifications are off: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+    ]
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 90.0) -> None:

@@ -123,5 +123,7 @@ async def test_a_broken_workspace_config_refuses_the_run(paths: Paths, workspace
     (workspace / ".sparrow").mkdir()
     (workspace / ".sparrow" / "config.toml").write_text("[shell]\ntimeout = 1\n")
     async with RunManager(paths=paths, store=Store(paths.database), bus=EventBus()) as runs:
-        with pytest.raises(RunRequestError, match="unknown setting 'timeout'"):
+        with pytest.raises(
+            RunRequestError, match=r"config.toml: \[shell\] timeout: unknown setting"
+        ):
             runs.start(RunRequest(str(workspace), "t"))

@@ -1,12 +1,19 @@
 """The loopback guard, in-process; tests/e2e/test_server_security.py repeats the
 essentials against a real server process."""
 
+from pathlib import Path
+
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from server.core.paths import Paths
+from server.web.app import create_app
 from server.web.security import LoopbackGuard
-from tests.web.conftest import PORT, TOKEN, WS
+from server.web.serve import EmbeddedServer
+from tests.web.conftest import BASE, PORT, TOKEN, WS
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
 def test_no_token_is_401_everywhere(anonymous: TestClient) -> None:
@@ -29,6 +36,25 @@ def test_the_launch_url_trades_the_token_for_a_port_scoped_cookie(anonymous: Tes
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     anonymous.cookies.set(f"sparrow_token_{PORT}", TOKEN)
     assert anonymous.get("/api/health").status_code == 200
+
+
+def test_the_launch_url_is_what_the_readme_says(anonymous: TestClient, paths: Paths) -> None:
+    # Not one-time: the window's reloads ride on the cookie, but a second browser
+    # (or one that lost its cookie) opens the same address again.
+    words = " ".join(README.split())
+    assert "one-time" not in words
+    assert "a secret made at each launch, valid until the app quits" in words
+    assert "trades it for an HttpOnly cookie" in words
+    assert "works every time while the app runs" in words
+    for _ in range(2):
+        anonymous.cookies.clear()
+        response = anonymous.get(f"/?token={TOKEN}", follow_redirects=False)
+        assert response.status_code == 303 and "HttpOnly" in response.headers["set-cookie"]
+    # The next launch makes a new one, and the old address opens nothing there.
+    assert EmbeddedServer().token != EmbeddedServer().token
+    relaunched = create_app(token="the-next-launch-0123456789", port=PORT, paths=paths)
+    with TestClient(relaunched, base_url=BASE) as browser:
+        assert browser.get(f"/?token={TOKEN}", follow_redirects=False).status_code == 401
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from server.core.config_keys import table_header, toml_name
 from server.engine.monitor.state import CLAUDE_CODE, CODEX, SessionState
 
 UNKNOWN = "unknown"
@@ -115,7 +116,8 @@ def _windows(table: Mapping[str, object]) -> dict[str, int]:
     windows = {}
     for name, size in table.items():
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            raise ValueError(f"monitor.windows.{name}: expected a number of tokens, got {size!r}")
+            key = f"{table_header(('monitor', 'windows'))} {toml_name(str(name))}"
+            raise ValueError(f"{key}: expected a number of tokens, got {size!r}")
         windows[str(name)] = size
     return windows
 
