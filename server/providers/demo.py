@@ -5,8 +5,9 @@ anyone see a complete run without a model or a key."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
-from server.providers.base import Usage
+from server.providers.base import Message, ToolResultMessage, Usage
 from server.providers.scripted import ScriptedProvider, ScriptedToolCall, ScriptedTurn
 
 DEMO_FILE = "SPARROW_DEMO.md"
@@ -21,46 +22,83 @@ def _show_command() -> str:
     return f"type {DEMO_FILE}" if sys.platform == "win32" else f"wc -l {DEMO_FILE}"
 
 
-def demo_turns() -> list[ScriptedTurn]:
-    def usage(context: int, output: int) -> Usage:
-        return Usage(
-            input_tokens=context // 10,
-            cache_read_input_tokens=context - context // 10,
-            output_tokens=output,
-        )
+def _usage(context: int, output: int) -> Usage:
+    return Usage(
+        input_tokens=context // 10,
+        cache_read_input_tokens=context - context // 10,
+        output_tokens=output,
+    )
 
+
+def demo_turns() -> list[ScriptedTurn]:
+    """The steps, each with the tool call it makes (the closing words are not
+    among them: they follow what the tools returned, see ``demo_turn``)."""
     return [
         ScriptedTurn(
             text="I'll start by looking at what is in the workspace.",
             tool_calls=(ScriptedToolCall("list_dir", {"path": "."}),),
-            usage=usage(1_800, 40),
+            usage=_usage(1_800, 40),
         ),
         ScriptedTurn(
             text=f"Now I'll write a short note to {DEMO_FILE}.",
             tool_calls=(
                 ScriptedToolCall("write_file", {"path": DEMO_FILE, "content": DEMO_CONTENT}),
             ),
-            usage=usage(2_100, 90),
+            usage=_usage(2_100, 90),
         ),
         ScriptedTurn(
             text="Let me read it back to check what landed on disk.",
             tool_calls=(ScriptedToolCall("read_file", {"path": DEMO_FILE}),),
-            usage=usage(2_300, 35),
+            usage=_usage(2_300, 35),
         ),
         ScriptedTurn(
             text="And a shell command to confirm it from outside the file tools.",
             tool_calls=(ScriptedToolCall("run_shell", {"command": _show_command()}),),
-            usage=usage(2_500, 30),
-        ),
-        ScriptedTurn(
-            text=(
-                f"Done. I listed the workspace, wrote {DEMO_FILE}, read it back and "
-                f"ran `{_show_command()}` on it. Replay this run any time with `sparrow replay`."
-            ),
-            usage=usage(2_700, 60),
+            usage=_usage(2_500, 30),
         ),
     ]
 
 
+def _why(result: ToolResultMessage) -> str:
+    first = result.content.strip().splitlines()[0] if result.content.strip() else "no reason given"
+    return first if len(first) <= 160 else first[:157] + "..."
+
+
+def closing_words(results: Sequence[ToolResultMessage]) -> str:
+    """What the demo says at the end: what each of its tool calls really did."""
+    by_tool = {result.tool: result for result in results}
+    said = []
+    for tool, done, failed in (
+        ("list_dir", "listed the workspace", "could not list the workspace"),
+        ("write_file", f"wrote {DEMO_FILE}", f"did not write {DEMO_FILE}"),
+        ("read_file", "read it back", f"could not read {DEMO_FILE}"),
+        ("run_shell", f"ran `{_show_command()}` on it", f"did not run `{_show_command()}`"),
+    ):
+        result = by_tool.get(tool)
+        if result is None:
+            continue
+        said.append(done if result.ok else f"{failed} ({_why(result)})")
+    if not said:
+        return "I did nothing in the workspace."
+    worked = all(r.ok for r in by_tool.values())
+    opening = "Done." if worked else "Not everything went through."
+    return (
+        f"{opening} I {'; I '.join(said)}. Replay this run any time with `sparrow replay`."
+    )
+
+
+def demo_turn(messages: Sequence[Message]) -> ScriptedTurn:
+    """The next turn, from the conversation so far: the steps in order, then
+    closing words that say what the tools returned (denied, failed or done)."""
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    since = messages[last_user + 1 :]
+    step = sum(1 for m in since if m.role == "assistant")
+    steps = demo_turns()
+    if step < len(steps):
+        return steps[step]
+    results = [m for m in since if isinstance(m, ToolResultMessage)]
+    return ScriptedTurn(text=closing_words(results), usage=_usage(2_700, 60))
+
+
 def demo_provider(chunk_delay: float = 0.0) -> ScriptedProvider:
-    return ScriptedProvider(demo_turns(), name="demo", chunk_delay=chunk_delay)
+    return ScriptedProvider(demo_turn, name="demo", chunk_delay=chunk_delay)

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from server.providers.demo import DEMO_FILE, demo_turns
+from server.providers.base import ToolResultMessage
+from server.providers.demo import DEMO_FILE, closing_words, demo_turns
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import OpenApp, SparrowServer
@@ -67,7 +68,11 @@ def tool_card(page: Page, tool: str) -> Locator:
 
 def expected_messages() -> list[str]:
     # Inline `code` is drawn as <code>: its backticks are not part of the text.
-    return [turn.text.replace("`", "") for turn in demo_turns()]
+    steps = demo_turns()
+    done = [ToolResultMessage(f"c{i}", call.tool, "", True)
+            for i, step in enumerate(steps) for call in step.tool_calls]
+    texts = [turn.text for turn in steps] + [closing_words(done)]
+    return [text.replace("`", "") for text in texts]
 
 
 def transcript_shape(page: Page) -> dict[str, object]:

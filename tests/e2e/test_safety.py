@@ -134,6 +134,9 @@ def test_a_supervised_demo_run_asks_and_allow_once_lets_it_finish(
     # After a reload the list learns it from the server (RunInfo.waiting).
     expect(row.get_by_test_id("run-item-waiting")).to_be_visible()
     expect(approval_card(page, "write_file")).to_have_attribute("data-state", "resolved")
+    # As in the desktop window, where pywebview's bridge is present: the answer
+    # is the desktop surface's, not the browser's.
+    page.evaluate("window.pywebview = window.pywebview || {}")
     shell_card.get_by_test_id("approve-once").click()
 
     expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
@@ -145,6 +148,7 @@ def test_a_supervised_demo_run_asks_and_allow_once_lets_it_finish(
         e for e in events_of(page, sparrow_server, run_id) if e["type"] == "approval_resolved"
     ]
     assert [e["decision"] for e in resolved] == ["allow_once", "allow_once"]
+    assert [e["by"] for e in resolved] == ["web", "desktop"]
 
 
 def test_deny_with_a_message_is_what_the_model_receives(

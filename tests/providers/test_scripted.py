@@ -3,8 +3,18 @@ from pathlib import Path
 
 import pytest
 
-from server.providers.base import TextChunk, ToolCallChunk, Usage, UsageChunk, UserMessage
-from server.providers.demo import demo_turns
+from server.providers.base import (
+    AssistantMessage,
+    Message,
+    TextChunk,
+    ToolCall,
+    ToolCallChunk,
+    ToolResultMessage,
+    Usage,
+    UsageChunk,
+    UserMessage,
+)
+from server.providers.demo import closing_words, demo_turn, demo_turns
 from server.providers.scripted import (
     ScriptedProvider,
     ScriptedToolCall,
@@ -111,4 +121,29 @@ def test_an_unreadable_script_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_demo_reads_writes_runs_a_command_and_answers() -> None:
     tools = [call.tool for turn in demo_turns() for call in turn.tool_calls]
     assert {"read_file", "write_file", "run_shell"} <= set(tools)
-    assert demo_turns()[-1].tool_calls == () and demo_turns()[-1].text
+    history: list[Message] = [UserMessage("show me")]
+    for step in demo_turns():
+        assert demo_turn(history) == step
+        history.append(AssistantMessage(step.text, tuple(
+            ToolCall(f"c{len(history)}", c.tool, c.args) for c in step.tool_calls)))
+        history += [ToolResultMessage(f"c{len(history)}", c.tool, "fine", True)
+                    for c in step.tool_calls]
+    closing = demo_turn(history)
+    assert closing.tool_calls == () and closing.text.startswith("Done. I listed the workspace")
+
+
+def test_the_demo_s_closing_words_follow_what_the_tools_returned() -> None:
+    """Denied (plan mode, emergency stop, Supervised off a terminal) or failed
+    (a read-only disk): the demo says so instead of claiming it wrote."""
+    results = [
+        ToolResultMessage("1", "list_dir", "a.txt", True),
+        ToolResultMessage("2", "write_file", "denied: read-only mode: mutating tools are denied",
+                          False),
+        ToolResultMessage("3", "read_file", "error: SPARROW_DEMO.md: no such file", False),
+        ToolResultMessage("4", "run_shell", "denied: read-only mode: exec tools are denied", False),
+    ]
+    words = closing_words(results)
+    assert words.startswith("Not everything went through.")
+    assert "did not write SPARROW_DEMO.md (denied: read-only mode" in words
+    assert "wrote SPARROW_DEMO.md" not in words.replace("did not write", "")
+    assert "did not run" in words and "ran `" not in words

@@ -92,6 +92,10 @@ export const safetyApi = {
   updateRule: async (id, rule) => (await request("PUT", `/api/rules/${enc(id)}`, rule)).rule,
   deleteRule: (id) => request("DELETE", `/api/rules/${enc(id)}`),
   importRules: (workspace) => request("POST", "/api/rules/import", { workspace }),
+  // `by`: the surface that answered, as rules scoped to a surface know it.
   answer: (runId, callId, body) =>
-    request("POST", `/api/runs/${enc(runId)}/approvals/${enc(callId)}`, body),
+    request("POST", `/api/runs/${enc(runId)}/approvals/${enc(callId)}`, {
+      ...body,
+      by: inDesktop() ? "desktop" : "web",
+    }),
 };
