@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from server.core import formatting
+
 UNKNOWN, OK, WARNING, CRITICAL = "unknown", "ok", "warning", "critical"
 RANK = {UNKNOWN: 0, OK: 1, WARNING: 2, CRITICAL: 3}
 
@@ -67,7 +69,7 @@ def project_name(project: object) -> str:
 def _kilo(tokens: object) -> str | None:
     if isinstance(tokens, bool) or not isinstance(tokens, int | float):
         return None
-    return f"{round(tokens / 1000)}K"
+    return formatting.tokens(int(tokens))
 
 
 def describe(level: str, reading: Mapping[str, Any]) -> tuple[str, str]:

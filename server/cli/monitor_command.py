@@ -11,6 +11,7 @@ import time
 from typing import TextIO
 
 from server.cli.context import fail
+from server.core import formatting
 from server.core.paths import resolve_paths
 from server.core.settings import SettingsError, load_settings
 from server.engine.monitor.reading import SessionReading
@@ -107,7 +108,7 @@ def render(readings: list[SessionReading], monitor: SessionMonitor, now: float, 
         project, model = _cut(_home(r.project), 24), _cut(_model(r.model), 22)
         lines.append(
             f"{level} {r.tool:<11} {project:<24} {model:<22} {_context(r):>21} {_bar(r)} "
-            f"{_spark(r):<10} {_compacted(r, now):<13} {_ago(r.last_activity, now)}"
+            f"{_spark(r):<10} {_compacted(r, now):<13} {formatting.age(r.last_activity, now)}"
         )
     return "\n".join(lines)
 
@@ -117,8 +118,9 @@ def _context(r: SessionReading) -> str:
         shown = "compacted" if r.after_compaction else "-"
         if r.level_source == "tool_calls":
             shown = f"{r.tool_calls} tool calls"
-        return f"{shown} / {_k(r.window)}"
-    return f"{_k(r.context_tokens)} / {_k(r.window)} {r.percent or 0:>3.0f}%"
+        return f"{shown} / {formatting.tokens(r.window)}"
+    used, window = formatting.tokens(r.context_tokens), formatting.tokens(r.window)
+    return f"{used} / {window} {r.percent or 0:>3.0f}%"
 
 
 def _bar(r: SessionReading) -> str:
@@ -136,23 +138,9 @@ def _compacted(r: SessionReading, now: float) -> str:
     last = r.last_compaction
     if last is None:
         return "-"
-    before = f" {_k(last.pre_tokens)}" if last.pre_tokens else ""
-    when = _ago(last.at, now) if last.at else ""
+    before = f" {formatting.tokens(last.pre_tokens)}" if last.pre_tokens else ""
+    when = formatting.age(last.at, now) if last.at else ""
     return f"{len(r.compactions)}x{before} {when}".strip()
-
-
-def _k(tokens: int) -> str:
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M".replace(".0M", "M")
-    return f"{tokens / 1000:.1f}K" if tokens < 10_000 else f"{tokens // 1000}K"
-
-
-def _ago(when: float, now: float) -> str:
-    seconds = max(0, int(now - when))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"
 
 
 def _home(path: str) -> str:

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 from server.cli.context import open_state
-
-
-def _age(ts: float) -> str:
-    seconds = max(0, int(time.time() - ts))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"
+from server.core import formatting
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -35,6 +27,6 @@ def handle(args: argparse.Namespace) -> int:
         task = info.task if len(info.task) <= 40 else info.task[:39] + "…"
         print(
             f"{info.id:<26} {info.status:<10} {info.model:<8} {info.turns:>5}  "
-            f"{_age(info.created_at):<8}  {task}  ({info.workspace})"
+            f"{formatting.age(info.created_at):<10}  {task}  ({info.workspace})"
         )
     return 0

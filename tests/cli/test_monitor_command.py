@@ -68,7 +68,7 @@ def test_once_as_a_table(tools: tuple[Path, Path]) -> None:
     header, row = out.splitlines()
     assert header.split()[:5] == ["LEVEL", "TOOL", "PROJECT", "MODEL", "CONTEXT"]
     assert row.startswith("warning") and "claude-code" in row and "/work/engine" in row
-    assert "112K / 200K  56%" in row and "\x1b[" not in row
+    assert "112k / 200k  56%" in row and "\x1b[" not in row
 
 
 def test_no_sessions_says_where_it_looked(tools: tuple[Path, Path]) -> None:

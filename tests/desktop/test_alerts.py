@@ -165,7 +165,7 @@ def test_a_rising_crossing_to_warning_makes_one_notice(model: AlertModel) -> Non
     assert (notice.key, notice.level, notice.urgent) == (A, "warning", False)
     assert notice.title == "Context warning: engine"
     assert notice.body == (
-        "The claude-code session is at 112K of 200K tokens (56%). Critical at 130K."
+        "The claude-code session is at 112k of 200k tokens (56%). Critical at 130k."
     )
 
 
@@ -268,8 +268,8 @@ def test_project_names(project: object, name: str) -> None:
 
 def test_figures_without_a_window_or_without_usage() -> None:
     assert describe("warning", reading(window=None, critical_at=None))[1] == (
-        "The claude-code session is at 112K tokens."
+        "The claude-code session is at 112k tokens."
     )
     assert describe("warning", reading(context_tokens=None, tool="codex"))[1] == (
-        "The codex session is at 12 tool calls (no token counts). Critical at 130K."
+        "The codex session is at 12 tool calls (no token counts). Critical at 130k."
     )

@@ -96,7 +96,7 @@ def test_a_crossing_seen_live_makes_one_notice_and_the_tray_follows(
         (notice,) = seen.notices
         assert (notice.key, notice.level, notice.urgent) == (str(transcript), "warning", False)
         assert notice.title == "Context warning: engine"
-        assert "115K of 200K tokens" in notice.body
+        assert "115k of 200k tokens" in notice.body
         assert seen.state is not None and seen.state.icon == ICON_WARNING
 
         # More lines at the same level: no second notice.

@@ -34,7 +34,7 @@ def notice(level: str = "warning") -> Notice:
         key=KEY,
         level=level,
         title=f"Context {level}: engine",
-        body="The claude-code session is at 112K of 200K tokens (56%).",
+        body="The claude-code session is at 112k of 200k tokens (56%).",
         urgent=level == "critical",
     )
 
@@ -224,7 +224,7 @@ def test_the_window_notifies_when_a_session_crosses_warning(
         assert "member=Notify" not in calls.read_text()  # nothing at warning yet
         t.append(transcript, t.context_line(120_000, "m2", ts=stamp()))
         wait_for(lambda: "Context warning: engine" in calls.read_text(), "the notification")
-        assert "120K of 200K tokens" in calls.read_text()
+        assert "120k of 200k tokens" in calls.read_text()
         desktop.send_signal(signal.SIGTERM)
         assert desktop.wait(30) == 0, desktop_err.read_text()[-4000:]
     finally:

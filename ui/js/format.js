@@ -1,4 +1,6 @@
-// Pure formatting helpers shared by the views.
+// Pure formatting helpers shared by the views. Tokens, sizes and ages are said
+// exactly as server/core/formatting.py says them in the CLI (a test holds the
+// two together).
 
 /** A value is folded behind <details> past this many lines or characters. */
 export const FOLD_LINES = 10;
@@ -15,10 +17,13 @@ export function isLong(text) {
   return text.length > FOLD_CHARS || lineCount(text) > FOLD_LINES;
 }
 
+const oneDecimal = (value) => (Math.round(value * 10) / 10).toFixed(1);
+
 export function formatBytes(n) {
   if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  if (n < 1024 ** 2) return `${oneDecimal(n / 1024)} KB`;
+  if (n < 1024 ** 3) return `${oneDecimal(n / 1024 ** 2)} MB`;
+  return `${oneDecimal(n / 1024 ** 3)} GB`;
 }
 
 export function describeSize(text) {
@@ -29,9 +34,9 @@ export function describeSize(text) {
 
 export function formatTokens(n) {
   if (n < 1000) return String(n);
-  if (n < 100_000) return `${(n / 1000).toFixed(1)}k`;
+  if (n < 100_000) return `${(Math.round(n / 100) / 10).toFixed(1)}k`;
   if (n < 999_500) return `${Math.round(n / 1000)}k`;
-  return `${(n / 1_000_000).toFixed(2).replace(/\.?0+$/, "")}M`;
+  return `${(Math.round(n / 10_000) / 100).toFixed(2).replace(/\.?0+$/, "")}M`;
 }
 
 export function formatDuration(ms) {
@@ -46,10 +51,12 @@ export function relativeTime(epochSeconds, now = Date.now() / 1000) {
   if (!Number.isFinite(epochSeconds)) return "";
   const delta = Math.max(0, now - epochSeconds);
   if (delta < 45) return "just now";
-  if (delta < 3600) return `${Math.round(delta / 60)} min ago`;
-  if (delta < 86400) return `${Math.round(delta / 3600)} h ago`;
-  if (delta < 7 * 86400) return `${Math.round(delta / 86400)} d ago`;
-  return new Date(epochSeconds * 1000).toLocaleDateString();
+  if (delta < 3600) return `${Math.max(1, Math.floor(delta / 60))} min ago`;
+  if (delta < 86400) return `${Math.floor(delta / 3600)} h ago`;
+  if (delta < 7 * 86400) return `${Math.floor(delta / 86400)} d ago`;
+  const d = new Date(epochSeconds * 1000);
+  const two = (v) => String(v).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
 }
 
 export function absoluteTime(epochSeconds) {

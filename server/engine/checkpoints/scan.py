@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pygit2
 
+from server.core import formatting
 from server.engine.checkpoints import excludes
 from server.engine.checkpoints.manifest import Entry, Manifest, StatKey, stat_key
 from server.engine.checkpoints.objects import (
@@ -50,13 +51,7 @@ class Limits:
     max_total_bytes: int
 
 
-def format_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"  # pragma: no cover
+format_size = formatting.size
 
 
 class Scan:

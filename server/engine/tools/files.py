@@ -11,6 +11,7 @@ from typing import Any, BinaryIO
 
 import anyio.to_thread
 
+from server.core import formatting
 from server.engine.tools.base import Risk, ToolContext, ToolOutput, check_args, string_schema
 
 # How much of a file's start is looked at to tell binary from text (as git does).
@@ -37,16 +38,7 @@ def atomic_write(target: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
-def format_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    value = size / 1024
-    unit = "KB"
-    for bigger in ("MB", "GB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    return f"{value:.1f} {unit}"
+format_size = formatting.size
 
 
 class ReadFile:
