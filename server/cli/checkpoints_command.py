@@ -45,6 +45,8 @@ def _when(ts: float) -> str:
 
 def _files(checkpoint: Checkpoint) -> str:
     names = checkpoint.files_changed
+    if checkpoint.baseline:
+        return f"baseline ({len(names):,} files)"
     shown = ", ".join(names[:3]) + (f" +{len(names) - 3} more" if len(names) > 3 else "")
     return f"{len(names)}  {shown}".rstrip()
 

@@ -200,6 +200,7 @@ class CheckpointCreated(Event):
     bytes_stored: int
     duration_ms: int
     skipped_count: int = 0
+    baseline: bool = False  # the workspace's first: what was there, not a change
 
 
 @dataclass(kw_only=True)

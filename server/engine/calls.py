@@ -255,6 +255,7 @@ class CallPipeline:
                 bytes_stored=checkpoint.bytes_stored,
                 duration_ms=checkpoint.duration_ms,
                 skipped_count=len(checkpoint.skipped),
+                baseline=checkpoint.baseline,
             )
         )
         await self.hooks.fire(

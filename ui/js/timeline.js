@@ -15,6 +15,7 @@ function clock(seconds) {
 
 function filesLabel(entry) {
   const n = entry.count;
+  if (entry.baseline) return `baseline · ${n} file${n === 1 ? "" : "s"} as they were`;
   if (n === 0) return "no files changed";
   const names = entry.files.slice(0, 2).join(", ");
   const more = n > 2 ? ` +${n - 2}` : "";
@@ -58,6 +59,7 @@ export class CheckpointTimeline {
       tool: event.tool,
       files: event.files_changed ?? [],
       count: event.files_changed_count ?? (event.files_changed ?? []).length,
+      baseline: Boolean(event.baseline),
     });
   }
 
@@ -70,7 +72,7 @@ export class CheckpointTimeline {
         const checkpoints = await api.runCheckpoints(runId);
         if (this.runId !== opened) return;
         for (const c of checkpoints) {
-          this.put({ id: c.id, created_at: c.created_at, turn: c.turn, tool: c.tool, files: c.files_changed, count: c.files_changed.length });
+          this.put({ id: c.id, created_at: c.created_at, turn: c.turn, tool: c.tool, files: c.files_changed, count: c.files_changed.length, baseline: Boolean(c.baseline) });
         }
       } catch {
         // The events still fill the timeline; a failed list is not worth a banner.

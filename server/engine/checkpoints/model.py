@@ -39,6 +39,8 @@ class Checkpoint:
     duration_ms: int
     skipped: list[SkippedFile]
     reason: str = ""
+    # The workspace's first checkpoint: what was there, not what changed.
+    baseline: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -81,6 +81,7 @@ def _to_checkpoint(row: CheckpointRecord) -> Checkpoint:
         duration_ms=row.duration_ms,
         skipped=[SkippedFile(path, reason) for path, reason in json.loads(row.skipped)],
         reason=row.reason,
+        baseline=bool(row.baseline),
     )
 
 
@@ -205,7 +206,10 @@ class CheckpointStore:
             result = capture(
                 repo, shadow, old, self._limits, stamp, hint, watch_folder, self._reserved(shadow)
             )
-            files = changed_paths(repo, self._latest_tree(repo, old, workspace), result.tree)
+            latest = self._latest_tree(repo, old, workspace)
+            # No checkpoint before it: it is the baseline, not a change of every file.
+            baseline = latest is None
+            files = changed_paths(repo, latest, result.tree)
             created = time.time()
             signature = pygit2.Signature(*_SIGNATURE, int(created), 0)
             message = f"{tool}: {reason}\n\nrun {run_id}, turn {turn}\nworkspace {workspace}\n"
@@ -242,6 +246,7 @@ class CheckpointStore:
             duration_ms=round((time.perf_counter() - started) * 1000),
             skipped=skipped,
             reason=reason,
+            baseline=baseline,
         )
         CheckpointRecord.create(
             id=checkpoint.id,
@@ -256,6 +261,7 @@ class CheckpointStore:
             bytes_stored=checkpoint.bytes_stored,
             duration_ms=checkpoint.duration_ms,
             skipped=json.dumps([[s.path, s.reason] for s in skipped]),
+            baseline=baseline,
         )
         return checkpoint, result.manifest
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from peewee import CharField, FloatField, IntegerField, Model, TextField
+from peewee import BooleanField, CharField, FloatField, IntegerField, Model, TextField
 
 
 class CheckpointRecord(Model):
@@ -19,6 +19,7 @@ class CheckpointRecord(Model):
     bytes_stored = IntegerField(default=0)
     duration_ms = IntegerField(default=0)
     skipped = TextField(default="[]")
+    baseline = BooleanField(default=False)  # m004
 
     class Meta:
         table_name = "checkpoints"

@@ -94,7 +94,17 @@ def m003_permissions(db: SqliteDatabase) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_checkpoints, m003_permissions]
+def m004_checkpoint_baseline(db: SqliteDatabase) -> None:
+    """Whether a checkpoint is its workspace's first (the baseline)."""
+    db.execute_sql("ALTER TABLE checkpoints ADD COLUMN baseline INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+    m002_checkpoints,
+    m003_permissions,
+    m004_checkpoint_baseline,
+]
 
 
 def apply_migrations(db: SqliteDatabase) -> list[str]:

@@ -155,3 +155,16 @@ def test_a_checkpoint_that_holds_sparrow_s_files_is_rewound_around_them(tmp_path
     finally:
         WATCHES.forget(str(home))
         store.close()
+
+
+def test_the_first_checkpoint_is_the_baseline_not_a_change(
+    cps: CheckpointStore, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("a")
+    (workspace / "b.txt").write_text("b")
+    first = cps.create(workspace, run_id="r", turn=0, tool="start")
+    (workspace / "a.txt").write_text("changed")
+    second = cps.create(workspace, run_id="r", turn=1, tool="write_file")
+    assert first.baseline and not second.baseline
+    assert second.files_changed == ["a.txt"]
+    assert [c.baseline for c in cps.list(workspace)] == [False, True]  # newest first

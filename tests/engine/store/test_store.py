@@ -38,6 +38,7 @@ EXPECTED_SCHEMA = {
         "bytes_stored",
         "duration_ms",
         "skipped",
+        "baseline",
     ],
     "rules": [
         "id",
