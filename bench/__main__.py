@@ -6,7 +6,15 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES = ["bench_startup", "bench_before", "bench_events", "bench_monitor", "bench_checkpoints"]
+BENCHES = [
+    "bench_startup",
+    "bench_before",
+    "bench_events",
+    "bench_monitor",
+    "bench_checkpoints",
+    "bench_kernel_scale",
+    "bench_tokens",
+]
 
 
 def main(names: list[str]) -> int:
