@@ -134,6 +134,29 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--json", action="store_true", help="print runs as NDJSON")
     runs.set_defaults(handler=_lazy("runs_command"))
 
+    worktrees = sub.add_parser(
+        "worktrees",
+        help="the git worktrees of 'worktree' sandbox runs (or prune them)",
+        description="List the worktrees that runs with the sandbox 'worktree' left for review: "
+        "their branch, commits and uncommitted changes, and how to merge or drop each. "
+        "`sparrow worktrees prune` removes those of finished runs.",
+    )
+    worktrees.add_argument("--json", action="store_true", help="print worktrees as NDJSON")
+    worktrees.set_defaults(handler=_lazy("worktrees_command"))
+    worktrees_actions = worktrees.add_subparsers(dest="worktrees_action", metavar="ACTION")
+    pruning = worktrees_actions.add_parser(
+        "prune",
+        help="remove the worktrees of finished runs",
+        description="Remove the worktrees of finished runs, and their branches when nothing "
+        "was committed on them. A worktree with uncommitted changes (the run's work) and a "
+        "branch with commits are kept unless --force.",
+    )
+    pruning.add_argument("--run", metavar="RUN_ID", help="only the worktree of this run")
+    pruning.add_argument(
+        "--force", action="store_true", help="drop uncommitted work and unmerged branches too"
+    )
+    pruning.set_defaults(handler=_lazy("worktrees_command"))
+
     monitor = sub.add_parser(
         "monitor",
         help="live context meters of Claude Code and Codex sessions",

@@ -22,7 +22,7 @@ def handle(args: argparse.Namespace) -> int:
     if not runs:
         print('no runs yet: try `sparrow run --demo --workspace DIR "say hello"`')
         return 0
-    print(f"{'RUN':<26} {'STATUS':<10} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<8}  TASK / WORKSPACE")
+    print(f"{'RUN':<26} {'STATUS':<10} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<10}  TASK / WORKSPACE")
     for info in runs:
         task = info.task if len(info.task) <= 40 else info.task[:39] + "…"
         print(

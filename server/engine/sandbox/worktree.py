@@ -47,8 +47,9 @@ class WorktreeSandbox(LocalSandbox):
         self.root: Path = self.path / inside
         self.note = (
             f"this run works in its own git worktree {self.root}, on the branch "
-            f"{self.branch}; {workspace.root} itself is not changed: review the branch and "
-            "merge it when you are happy with it"
+            f"{self.branch}; {workspace.root} itself is not changed. Review the work there, "
+            f"commit it on the branch and merge it (git merge {self.branch}), or drop it "
+            f"(sparrow worktrees prune --run {run_id} --force)"
         )
 
 
