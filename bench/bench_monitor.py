@@ -210,8 +210,8 @@ def ccusage_statusline(script: Path, config: Path, transcript: Path) -> tuple[fl
 
 def ours_cold(transcript: Path, runs: int) -> tuple[float, int | None, int]:
     """Median seconds for a reader that has never seen the file; tokens; bytes read."""
-    from server.engine.monitor.reader import SessionReader
-    from server.engine.monitor.state import CLAUDE_CODE, SessionState
+    from server.monitor.reader import SessionReader
+    from server.monitor.state import CLAUDE_CODE, SessionState
 
     times, tokens, read = [], None, 0
     for _ in range(runs):
@@ -225,8 +225,8 @@ def ours_cold(transcript: Path, runs: int) -> tuple[float, int | None, int]:
 
 def ours_append(transcript: Path, runs: int) -> tuple[float, int | None, Any]:
     """Median seconds to take in one appended response, the last figure, and the reader."""
-    from server.engine.monitor.reader import SessionReader
-    from server.engine.monitor.state import CLAUDE_CODE, SessionState
+    from server.monitor.reader import SessionReader
+    from server.monitor.state import CLAUDE_CODE, SessionState
 
     reader = SessionReader(SessionState(CLAUDE_CODE, str(transcript)))
     reader.refresh()
@@ -375,8 +375,8 @@ def memory_child(folder: str) -> None:
     import gc
 
     from server.core.settings import MonitorSettings
-    from server.engine.monitor.discovery import Root
-    from server.engine.monitor.state import CLAUDE_CODE, CODEX
+    from server.monitor.discovery import Root
+    from server.monitor.state import CLAUDE_CODE, CODEX
     from server.runtime.session_monitor import SessionMonitor
 
     empty = tempfile.mkdtemp()

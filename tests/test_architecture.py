@@ -1,4 +1,6 @@
-"""Imports flow one way: surfaces -> runtime -> engine -> providers -> core."""
+"""Imports flow one way: surfaces -> runtime -> engine | monitor -> providers -> core.
+The engine (running agents) and the monitor (watching other tools' agents) are
+the product's two halves, side by side: neither imports the other."""
 
 from __future__ import annotations
 
@@ -10,13 +12,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["server.core", "server.providers", "server.engine", "server.runtime"]
+ORDER = ["server.core", "server.providers", ("server.engine", "server.monitor"), "server.runtime"]
 SURFACES = ["server.web", "server.cli", "desktop"]
+HALVES = [("server.engine", "server.monitor"), ("server.monitor", "server.engine")]
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
 
 
 def layer_of(module: str) -> int | None:
-    for index, prefix in enumerate(ORDER):
-        if module == prefix or module.startswith(prefix + "."):
+    for index, layer in enumerate(ORDER):
+        prefixes = (layer,) if isinstance(layer, str) else layer
+        if any(_under(module, prefix) for prefix in prefixes):
             return index
     for prefix in SURFACES:
         if module == prefix or module.startswith(prefix + "."):
@@ -54,6 +62,9 @@ def test_no_import_points_back_up_the_layers() -> None:
                 wrong.append(f"{source} imports {target}")
             if own == other == len(ORDER) and not _may_use(source, target):
                 wrong.append(f"surface {source} imports surface {target}")
+            for one, two in HALVES:
+                if _under(source, one) and _under(target, two):
+                    wrong.append(f"{source} imports {target}: the two halves stay apart")
     assert wrong == []
 
 

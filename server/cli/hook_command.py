@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from server.engine.monitor.levels import (
+from server.monitor.levels import (
     CRITICAL,
     FROM_TOOL_CALLS,
     RANK,
@@ -32,8 +32,8 @@ from server.engine.monitor.levels import (
     assess,
     should_check,
 )
-from server.engine.monitor.reader import read_transcript
-from server.engine.monitor.state import CLAUDE_CODE, SessionState
+from server.monitor.reader import read_transcript
+from server.monitor.state import CLAUDE_CODE, SessionState
 
 HOOK_EVENT = "PostToolUse"
 HOOK_ARGS = "hook claude-code"

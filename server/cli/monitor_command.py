@@ -14,7 +14,7 @@ from server.cli.context import fail
 from server.core import formatting
 from server.core.paths import resolve_paths
 from server.core.settings import SettingsError, load_settings
-from server.engine.monitor.reading import SessionReading
+from server.monitor.reading import SessionReading
 from server.runtime.session_monitor import LevelCrossed, MonitorEvent, SessionMonitor
 
 BAR = 12

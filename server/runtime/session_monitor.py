@@ -28,11 +28,11 @@ from typing import ClassVar
 import anyio
 
 from server.core.settings import MonitorSettings
-from server.engine.monitor.discovery import Root, describe, scan_folder, session_roots
-from server.engine.monitor.levels import RANK, UNKNOWN, WARNING, MonitorConfig
-from server.engine.monitor.reader import GONE, UNCHANGED, UNREADABLE, SessionReader
-from server.engine.monitor.reading import SessionReading, by_urgency, reading_of
-from server.engine.monitor.state import SessionState
+from server.monitor.discovery import Root, describe, scan_folder, session_roots
+from server.monitor.levels import RANK, UNKNOWN, WARNING, MonitorConfig
+from server.monitor.reader import GONE, UNCHANGED, UNREADABLE, SessionReader
+from server.monitor.reading import SessionReading, by_urgency, reading_of
+from server.monitor.state import SessionState
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 
 from server.core.settings import MonitorSettings, SettingsError, load_settings
-from server.engine.monitor.reading import SessionReading
+from server.monitor.reading import SessionReading
 from server.runtime.session_monitor import LevelCrossed, MonitorEvent, SessionMonitor
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ import pytest
 from server.cli import hook_command
 from server.cli.hook_command import HOOK_ARGS, respond, run_hook
 from server.core.paths import resolve_paths
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 SPARROW = shutil.which("sparrow", path=str(Path(sys.executable).parent)) or "sparrow"
 

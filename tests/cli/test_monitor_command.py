@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 SPARROW = shutil.which("sparrow", path=str(Path(sys.executable).parent)) or "sparrow"
 

@@ -19,7 +19,7 @@ from desktop.alert_service import AlertService
 from desktop.alerts import ICON_WARNING, Notice, TrayState
 from desktop.monitor_client import MonitorClient
 from server.web.serve import EmbeddedServer
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 SESSION = "9a8b7c6d-0000-4000-8000-000000000001"
 TIMEOUT = 20.0

@@ -23,7 +23,7 @@ from bench.common import xvfb_display
 from desktop.alerts import Notice
 from desktop.notify import Notifier, _call, server_information
 from tests.conftest import require, require_program
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 DAEMON = Path("/usr/lib/notification-daemon/notification-daemon")
 KEY = "/c/projects/-home-ada-src-engine/a.jsonl"

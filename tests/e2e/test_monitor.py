@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from server.engine.monitor.discovery import escape_cwd
+from server.monitor.discovery import escape_cwd
 from tests.e2e.conftest import (
     OpenApp,
     SparrowServer,
@@ -24,7 +24,7 @@ from tests.e2e.conftest import (
     page_opener,
     session_folders_env,
 )
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 pytestmark = pytest.mark.e2e
 

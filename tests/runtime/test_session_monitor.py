@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from server.core.settings import MonitorSettings
-from server.engine.monitor.discovery import Root
-from server.engine.monitor.state import CLAUDE_CODE, CODEX
+from server.monitor.discovery import Root
+from server.monitor.state import CLAUDE_CODE, CODEX
 from server.runtime import session_monitor as sm
 from server.runtime.session_monitor import (
     LevelCrossed,
@@ -21,7 +21,7 @@ from server.runtime.session_monitor import (
     SessionRemoved,
     SessionUpdated,
 )
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ import anyio
 import pytest
 
 from server.core.settings import MonitorSettings
-from server.engine.monitor.discovery import Root
-from server.engine.monitor.state import CLAUDE_CODE
+from server.monitor.discovery import Root
+from server.monitor.state import CLAUDE_CODE
 from server.runtime.session_monitor import MonitorEvent, SessionMonitor
 from server.web.monitor_feed import MonitorFeed
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 from tests.web.conftest import now
 
 pytestmark = pytest.mark.anyio

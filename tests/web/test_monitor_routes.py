@@ -16,11 +16,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from server.core.paths import Paths
-from server.engine.monitor.reading import SessionReading
+from server.monitor.reading import SessionReading
 from server.web import app as app_module
 from server.web.app import create_app
 from server.web.serve import EmbeddedServer
-from tests.engine.monitor import transcripts as t
+from tests.monitor import transcripts as t
 from tests.web.conftest import BASE, PORT, TOKEN, SessionFolders, now
 from tests.web.test_monitor_feed import RecordingFeed
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.core.config_keys import table_header, toml_name
-from server.engine.monitor.state import CLAUDE_CODE, CODEX, SessionState
+from server.monitor.state import CLAUDE_CODE, CODEX, SessionState
 
 UNKNOWN = "unknown"
 OK = "ok"

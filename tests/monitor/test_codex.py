@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from server.engine.monitor.levels import OK, UNKNOWN, WARNING, MonitorConfig, assess
-from server.engine.monitor.reader import REREAD, UPDATED, SessionReader, read_transcript
-from server.engine.monitor.state import CODEX, SessionState
-from tests.engine.monitor import transcripts as t
+from server.monitor.levels import OK, UNKNOWN, WARNING, MonitorConfig, assess
+from server.monitor.reader import REREAD, UPDATED, SessionReader, read_transcript
+from server.monitor.state import CODEX, SessionState
+from tests.monitor import transcripts as t
 
 
 def reader_for(path: Path) -> SessionReader:

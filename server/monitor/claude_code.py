@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine.monitor.state import CLAUDE_CODE, SessionState, as_int, parse_time
+from server.monitor.state import CLAUDE_CODE, SessionState, as_int, parse_time
 
 SYNTHETIC_MODEL = "<synthetic>"
 _KEEP_TOOL_IDS = 16

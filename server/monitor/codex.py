@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.engine.monitor.state import CODEX, SessionState, as_int, parse_time
+from server.monitor.state import CODEX, SessionState, as_int, parse_time
 
 TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 # Past this much tail, stop looking for the model's name (the usage is what matters).

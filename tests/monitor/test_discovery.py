@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from server.engine.monitor.discovery import (
+from server.monitor.discovery import (
     Root,
     claude_config_dirs,
     codex_homes,
@@ -15,7 +15,7 @@ from server.engine.monitor.discovery import (
     iter_transcripts,
     session_roots,
 )
-from server.engine.monitor.state import CLAUDE_CODE, CODEX
+from server.monitor.state import CLAUDE_CODE, CODEX
 
 
 def test_claude_config_dirs_from_the_environment(tmp_path: Path) -> None:

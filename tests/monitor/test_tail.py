@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.engine.monitor import tail as tail_module
-from server.engine.monitor.tail import GROWN, MISSING, RESET, SAME, Tail
+from server.monitor import tail as tail_module
+from server.monitor.tail import GROWN, MISSING, RESET, SAME, Tail
 
 
 def backward(t: Tail, stop_after: int | None = None) -> list[bytes]:

@@ -8,10 +8,10 @@ import json
 import os
 from typing import Any
 
-from server.engine.monitor.claude_code import ClaudeCodeParser
-from server.engine.monitor.codex import CodexParser
-from server.engine.monitor.state import CLAUDE_CODE, MAX_SAMPLES, SessionState
-from server.engine.monitor.tail import GROWN, MISSING, RESET, SAME, Tail
+from server.monitor.claude_code import ClaudeCodeParser
+from server.monitor.codex import CodexParser
+from server.monitor.state import CLAUDE_CODE, MAX_SAMPLES, SessionState
+from server.monitor.tail import GROWN, MISSING, RESET, SAME, Tail
 
 Parser = ClaudeCodeParser | CodexParser
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from server.engine.monitor.levels import MonitorConfig
-from server.engine.monitor.reader import SessionReader
-from server.engine.monitor.reading import by_urgency, reading_of
-from server.engine.monitor.state import CLAUDE_CODE, SessionState
-from tests.engine.monitor import transcripts as t
+from server.monitor.levels import MonitorConfig
+from server.monitor.reader import SessionReader
+from server.monitor.reading import by_urgency, reading_of
+from server.monitor.state import CLAUDE_CODE, SessionState
+from tests.monitor import transcripts as t
 
 
 def read(path: Path) -> SessionState:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from server.engine.monitor.levels import CRITICAL, OK, UNKNOWN, WARNING, MonitorConfig, assess
-from server.engine.monitor.reader import (
+from server.monitor.levels import CRITICAL, OK, UNKNOWN, WARNING, MonitorConfig, assess
+from server.monitor.reader import (
     GONE,
     REREAD,
     UNCHANGED,
@@ -18,8 +18,8 @@ from server.engine.monitor.reader import (
     SessionReader,
     read_transcript,
 )
-from server.engine.monitor.state import CLAUDE_CODE, MAX_SAMPLES, SessionState
-from tests.engine.monitor import transcripts as t
+from server.monitor.state import CLAUDE_CODE, MAX_SAMPLES, SessionState
+from tests.monitor import transcripts as t
 
 BIG = 400 * 1024 * 1024 + 1
 

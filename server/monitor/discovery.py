@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 
-from server.engine.monitor.state import CLAUDE_CODE, CODEX
+from server.monitor.state import CLAUDE_CODE, CODEX
 
 CLAUDE_CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 CODEX_HOME_ENV = "CODEX_HOME"

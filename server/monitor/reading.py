@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from server.engine.monitor.levels import RANK, Assessment, MonitorConfig, assess
-from server.engine.monitor.state import Compaction, SessionState
+from server.monitor.levels import RANK, Assessment, MonitorConfig, assess
+from server.monitor.state import Compaction, SessionState
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.core.settings import MonitorSettings, SettingsError, load_settings
-from server.engine.monitor.levels import (
+from server.monitor.levels import (
     CRITICAL,
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_FALLBACK_TOOL_COUNT,
@@ -24,7 +24,7 @@ from server.engine.monitor.levels import (
     context_window,
     should_check,
 )
-from server.engine.monitor.state import CLAUDE_CODE, CODEX, SessionState
+from server.monitor.state import CLAUDE_CODE, CODEX, SessionState
 
 
 def state(
