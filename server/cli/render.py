@@ -10,6 +10,7 @@ from typing import TextIO
 from server.core.events import (
     ApprovalRequested,
     ApprovalResolved,
+    Compacted,
     Event,
     GateDecided,
     HookRan,
@@ -117,6 +118,12 @@ class HumanRenderer:
             self._tokens, self._cost = 0, 0.0
         elif isinstance(event, ApprovalRequested) and not self.show_questions:
             pass
+        elif isinstance(event, Compacted):
+            handoff = f"; handoff doc: {event.handoff_path}" if event.handoff_path else ""
+            self._line(
+                f"  ⟳ compacted ({event.reason}): {event.dropped} messages summarised, "
+                f"{event.before_chars:,} → {event.after_chars:,} characters{handoff}"
+            )
         else:
             line = safety_line(event)
             if line:

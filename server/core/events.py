@@ -302,6 +302,43 @@ def _field_names(event: Event) -> tuple[str, ...]:
     return names
 
 
+@dataclass(kw_only=True)
+class ContextUpdated(Event):
+    """What fills the model's window now: one figure for every surface (the
+    run header's bar, the CLI). Sent after each change: the context assembled,
+    a message added, usage reported, a compaction."""
+
+    type: ClassVar[str] = "context_updated"
+    turn: int = 0
+    # Characters per category: prompt, memory, tools, attachments, transcript.
+    chars: dict[str, int] = field(default_factory=dict)
+    tokens: int = 0  # the best figure: measured + estimated
+    measured_tokens: int | None = None  # the provider's prompt size of the last response
+    estimated_tokens: int = 0  # what is estimated (all of it when nothing is measured)
+    window: int | None = None  # None: not known (then no ratio, no compaction point)
+    reserve: int | None = None  # kept free for the answer
+    compact_at: int | None = None  # window - reserve: compaction before a request past it
+    ratio: float | None = None
+
+
+@dataclass(kw_only=True)
+class Compacted(Event):
+    """The conversation was compacted: its middle summarised, the first user
+    message and the last messages kept verbatim. ``messages`` is the whole
+    conversation from here on (what replays and later requests start from)."""
+
+    type: ClassVar[str] = "compacted"
+    turn: int = 0
+    reason: str = ""  # what triggered it: the window, the 120k characters, the user, an error
+    before_chars: int = 0
+    after_chars: int = 0
+    dropped: int = 0  # messages summarised
+    summary: str = ""
+    summarised_by: str = ""  # the model's name, or "extract" (no model call)
+    handoff_path: str = ""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -323,6 +360,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HookRan,
         Notice,
         VerifyFinished,
+        ContextUpdated,
+        Compacted,
         RunFinished,
     )
 }

@@ -175,6 +175,11 @@ class RoutingSettings:
 class ContextSettings:
     # The project's instruction file (AGENTS.md, …) is cut after this many bytes.
     instructions_limit_bytes: int = 32_000
+    # Tokens kept free for the answer: a request past window - reserve is compacted
+    # first (at most a quarter of the window, for small local models).
+    reserve_tokens: int = 16_000
+    # The conversation is compacted too when its messages pass this many characters.
+    compact_chars: int = 120_000
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,12 @@ start from the whole history, and a request can be shown as it was sent."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from server.core.events import (
+    Compacted,
     ContextAssembled,
     Event,
     MessageAdded,
@@ -30,10 +31,16 @@ NOT_RUN = "not run: the run ended before this call ran"
 
 
 class Conversation:
-    def __init__(self, channel: RunChannel, history: Sequence[Message] = ()) -> None:
+    def __init__(
+        self,
+        channel: RunChannel,
+        history: Sequence[Message] = (),
+        on_add: Callable[[Message], None] | None = None,
+    ) -> None:
         self._channel = channel
         self.messages: list[Message] = list(history)
         self.carried = len(self.messages)  # how many came from earlier runs
+        self._on_add = on_add
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -47,12 +54,24 @@ class Conversation:
             )
         )
         self.messages.append(message)
+        if self._on_add is not None:
+            self._on_add(message)
+
+    def replace(self, messages: Sequence[Message]) -> None:
+        """After a compaction: the ``compacted`` event records the new list."""
+        self.messages = list(messages)
 
 
 def messages_of(events: Iterable[Event]) -> list[Message]:
     """The messages one run added, in order. A transcript from before messages
     were recorded gives its task and its text: all there is to go on."""
-    added: list[Message] = []
+    return following([], events)
+
+
+def following(before: Sequence[Message], events: Iterable[Event]) -> list[Message]:
+    """The conversation after one run's events, from what it held before: the
+    messages the run added, and a compaction's whole new list where it made one."""
+    added: list[Message] = list(before)
     task = ""
     text: list[str] = []
     recorded = False
@@ -63,16 +82,29 @@ def messages_of(events: Iterable[Event]) -> list[Message]:
                 added.append(message_from_dict(event.message))
             except MessageDecodeError:
                 continue
+        elif isinstance(event, Compacted):
+            recorded = True
+            added = _decoded(event.messages)
         elif isinstance(event, RunStarted):
             task = event.task
         elif isinstance(event, TextDelta):
             text.append(event.text)
     if recorded:
         return added
-    older: list[Message] = [UserMessage(task)] if task else []
+    older: list[Message] = [*before, UserMessage(task)] if task else list(before)
     if text:
         older.append(AssistantMessage("".join(text)))
     return older
+
+
+def _decoded(raw: Iterable[dict[str, Any]]) -> list[Message]:
+    messages = []
+    for item in raw:
+        try:
+            messages.append(message_from_dict(item))
+        except MessageDecodeError:
+            continue
+    return messages
 
 
 def _events(path: Path) -> list[Event]:
@@ -90,7 +122,10 @@ def request_of(earlier: Sequence[Path], transcript: Path, turn: int) -> dict[str
     sent = [e for e in events if isinstance(e, ModelRequested) and e.turn == turn]
     if started is None or context is None or not sent:
         return None
-    messages = load_history(earlier) + messages_of(events)
+    # The conversation as it stood when that request left (a compaction later
+    # in the run changed it after).
+    upto = events.index(sent[-1])
+    messages = following(_raw_history(earlier), events[:upto])
     return {
         "model": started.model,
         "turn": turn,
@@ -104,10 +139,14 @@ def request_of(earlier: Sequence[Path], transcript: Path, turn: int) -> dict[str
 def load_history(transcripts: Iterable[Path]) -> list[Message]:
     """The conversation so far, from its runs' transcripts, oldest first, made fit
     to continue (see ``complete_calls``)."""
+    return complete_calls(_raw_history(transcripts))
+
+
+def _raw_history(transcripts: Iterable[Path]) -> list[Message]:
     messages: list[Message] = []
     for path in transcripts:
-        messages.extend(messages_of(_events(path)))
-    return complete_calls(messages)
+        messages = following(messages, _events(path))
+    return messages
 
 
 def complete_calls(messages: Sequence[Message]) -> list[Message]:

@@ -29,6 +29,8 @@ from server.core.settings import Settings
 from server.engine.approvals import Approver
 from server.engine.calls import Batch, CallPipeline, CallState
 from server.engine.channel import RunChannel
+from server.engine.compactor import Compactor
+from server.engine.context_tracker import ContextTracker
 from server.engine.conversation import Conversation
 from server.engine.guards import Budget, HardStop
 from server.engine.permissions.autonomy import Decision
@@ -41,6 +43,8 @@ from server.engine.tools.registry import ToolSet
 from server.engine.tools.shell import RunShell
 from server.engine.workspace import Workspace
 from server.providers.base import (
+    AssistantMessage,
+    ContextTooLong,
     Message,
     Provider,
     ProviderError,
@@ -190,8 +194,11 @@ async def run_agent(
     return outcome
 
 
-async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -> str:
-    """The system prompt of every request of this run, announced as context_assembled."""
+async def _assemble(
+    run: AgentRun, channel: RunChannel, specs: list[ToolSpec]
+) -> tuple[str, int | None]:
+    """The system prompt of every request of this run, announced as
+    context_assembled, and the model's window as known now."""
     settings = run.settings
     git = await anyio.to_thread.run_sync(git_summary, run.workspace.root)
     instructions = project_instructions(run.workspace, settings.context.instructions_limit_bytes)
@@ -202,6 +209,9 @@ async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -
         instructions=instructions,
         shell_timeout=settings.shell.timeout_seconds,
     )
+    window = (
+        run.model_facts.context_window if run.model_facts else None
+    ) or run.provider.reported_window
     channel.emit(
         ContextAssembled(
             run_id=run.run_id,
@@ -210,8 +220,7 @@ async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -
             instructions=instructions.path if instructions else "",
             instructions_cut=bool(instructions and instructions.cut),
             history=len(run.history),
-            context_window=(run.model_facts.context_window if run.model_facts else None)
-            or run.provider.reported_window,
+            context_window=window,
         )
     )
     if instructions is not None and instructions.cut:
@@ -224,16 +233,21 @@ async def _assemble(run: AgentRun, channel: RunChannel, specs: list[ToolSpec]) -
                 "([context] instructions_limit_bytes)",
             )
         )
-    return system
+    return system, window
 
 
 async def _loop(
     run: AgentRun, channel: RunChannel, control: RunControl, hooks: RunHooks
 ) -> RunOutcome:
     specs = run.tools.specs()
-    system = await _assemble(run, channel, specs)
-    conversation = Conversation(channel, run.history)
+    system, window = await _assemble(run, channel, specs)
+    tracker = ContextTracker(
+        channel, run.settings.context, system=system, specs=specs, window=window
+    )
+    tracker.count(run.history)
+    conversation = Conversation(channel, run.history, on_add=tracker.added)
     conversation.add(UserMessage(run.task))
+    tracker.emit(0)
     ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
     state = CallState()
     pipeline = CallPipeline(run, channel, ctx, hooks, state)
@@ -249,11 +263,26 @@ async def _loop(
         },
     )
     streamer = ReplyStreamer(run.provider, run.run_id, channel, budget)
+    compactor = Compactor(run, channel, conversation, tracker, hooks, budget)
     for turn in range(1, MAX_TURNS + 1):
         control.turns = turn
-        channel.emit(ModelRequested(run_id=run.run_id, turn=turn, messages=len(conversation)))
-        reply = await streamer.reply(turn, conversation.messages, specs, system)
+        reason = tracker.reason_to_compact()
+        if reason is not None:
+            await compactor.compact(turn, reason)
+        try:
+            reply = await _request(run, channel, conversation, tracker, streamer, turn,
+                                   specs, system)
+        except ContextTooLong as exc:
+            # The provider knows its window better than any figure here: compact, once.
+            if not await compactor.compact(turn, f"the model said: {exc}"):
+                raise ProviderError(
+                    f"{exc} (and the conversation has nothing left to compact: only its "
+                    "first message and the last ones)"
+                ) from exc
+            reply = await _request(run, channel, conversation, tracker, streamer, turn,
+                                   specs, system)
         conversation.add(reply)
+        tracker.emit(turn)
         if not reply.tool_calls:
             verdict = await _verify(run, channel, ctx, pipeline, turn)
             if verdict is None:
@@ -263,7 +292,26 @@ async def _loop(
         batch = Batch(turn)
         for call in reply.tool_calls:
             conversation.add(await pipeline.call(batch, call))
+        tracker.emit(turn)
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
+
+
+async def _request(
+    run: AgentRun,
+    channel: RunChannel,
+    conversation: Conversation,
+    tracker: ContextTracker,
+    streamer: ReplyStreamer,
+    turn: int,
+    specs: list[ToolSpec],
+    system: str,
+) -> AssistantMessage:
+    channel.emit(ModelRequested(run_id=run.run_id, turn=turn, messages=len(conversation)))
+    tracker.request_sent()
+    reply = await streamer.reply(turn, conversation.messages, specs, system)
+    if streamer.last_usage is not None:
+        tracker.measured(streamer.last_usage)
+    return reply
 
 
 async def _verify(

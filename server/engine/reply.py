@@ -44,6 +44,7 @@ from server.providers.base import (
     ToolCall,
     ToolCallChunk,
     ToolSpec,
+    Usage,
     UsageChunk,
 )
 
@@ -111,12 +112,14 @@ class ReplyStreamer:
     channel: RunChannel
     budget: Budget
     usage_missing_told: bool = False
+    last_usage: Usage | None = None  # of the last response, when it reported any
 
     async def reply(
         self, turn: int, messages: list[Message], specs: list[ToolSpec], system: str
     ) -> AssistantMessage:
         gathered = _Gathered()
         inbox = _Inbox()
+        self.last_usage = None
         failure: Exception | None = None
         stream = self.provider.stream(messages, specs, system)
         async with aclosing(stream) as parts, anyio.create_task_group() as tg:
@@ -186,6 +189,7 @@ class ReplyStreamer:
                 gathered.calls.append(part.call)
             elif isinstance(part, UsageChunk):
                 gathered.usage_seen = True
+                self.last_usage = part.usage
                 cost = self.budget.cost_of(part.usage)
                 emit(UsageReported(run_id=run_id, turn=turn, cost_usd=cost, **part.usage.__dict__))
                 self.budget.spend(part.usage, cost)

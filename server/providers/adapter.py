@@ -18,6 +18,7 @@ import anyio
 
 from server.core.settings import ModelSettings
 from server.providers.base import (
+    ContextTooLong,
     Message,
     ProviderError,
     ResponseDiscarded,
@@ -39,6 +40,9 @@ DROPPED_RETRIES = 1
 
 
 class ModelAdapter:
+    # A real model can write the summary of a compaction (a scripted one cannot).
+    can_summarise = True
+
     def __init__(self, endpoint: Endpoint, model: str, settings: ModelSettings) -> None:
         self.endpoint = endpoint
         self.model = model
@@ -171,6 +175,8 @@ class ModelAdapter:
                     continue
                 wait = self._wait_before_retry(failure, retries)
                 if wait is None:
+                    if failure.kind == "context":
+                        raise ContextTooLong(failure.message) from exc
                     raise ProviderError(failure.message) from exc
                 retries += 1
                 yield RetryNotice(

@@ -21,6 +21,10 @@ class ProviderError(RuntimeError):
     """The model could not produce a response; the message is for the user."""
 
 
+class ContextTooLong(ProviderError):
+    """The request did not fit the model's window (the provider said so)."""
+
+
 @dataclass(frozen=True)
 class Usage:
     # Uncached input only: what was read from the cache and written to it is apart.

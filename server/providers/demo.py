@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from server.providers.base import Message, ToolResultMessage, Usage
+from server.providers.base import AssistantMessage, Message, ToolResultMessage, Usage
 from server.providers.scripted import ScriptedProvider, ScriptedToolCall, ScriptedTurn
 
 DEMO_FILE = "SPARROW_DEMO.md"
@@ -92,8 +92,12 @@ def demo_turn(messages: Sequence[Message]) -> ScriptedTurn:
     closing words that say what the tools returned (denied, failed or done)."""
     last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
     since = messages[last_user + 1 :]
-    step = sum(1 for m in since if m.role == "assistant")
     steps = demo_turns()
+    # The step after the last one taken (found by its words: a compaction may
+    # have summarised the earlier ones away).
+    said = [m.text for m in since if isinstance(m, AssistantMessage)]
+    texts = [s.text for s in steps]
+    step = texts.index(said[-1]) + 1 if said and said[-1] in texts else len(said)
     if step < len(steps):
         return steps[step]
     results = [m for m in since if isinstance(m, ToolResultMessage)]

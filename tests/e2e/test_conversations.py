@@ -241,3 +241,43 @@ def test_settings_keep_a_key_in_the_keyring_and_show_only_its_tail(
     finally:
         credentials.remove_key("anthropic")
         page.request.put(page.url.split("#")[0] + "api/preferences", data={"default_model": None})
+
+
+def test_the_meter_moves_and_a_compaction_shows_as_a_fold(
+    open_app: OpenApp, vendor: FakeVendor, workspace: Path, artifacts: Path
+) -> None:
+    """A run scripted to pass the workspace's compaction size: the context
+    bar follows every change, the model writes the summary of the middle, a
+    fold in the transcript says so, and the next request is the compacted one."""
+    (workspace / ".sparrow").mkdir()
+    (workspace / ".sparrow" / "config.toml").write_text("[context]\ncompact_chars = 3000\n")
+    for name in "abcd":
+        (workspace / f"{name}.txt").write_text(f"{name} " * 600)
+    vendor.script(
+        *[Reply(text=f"Reading {name}.", calls=(Call("read_file", {"path": f"{name}.txt"}),))
+          for name in "abcd"],
+        Reply(text="SUMMARY: the agent read a.txt and b.txt; both are filler."),
+        Reply(text="All four files read."),
+    )
+    page = open_app()
+    start(page, workspace, "Read the four files.", "fake:fake-model")
+    bar = page.get_by_test_id("context-bar")
+    expect(bar).to_be_visible()
+    first = int(bar.get_attribute("data-tokens") or "0")
+    ends(page, 1)
+    fold = page.get_by_test_id("compaction")
+    expect(fold).to_have_count(1)
+    expect(fold).to_contain_text("summarised by fake:fake-model")
+    expect(fold.get_by_test_id("compaction-handoff")).to_contain_text(".sparrow/handoff/")
+    fold.locator("summary").click()
+    expect(fold).to_contain_text("SUMMARY: the agent read a.txt")
+    last = int(bar.get_attribute("data-tokens") or "0")
+    assert last != first  # it moved with the run
+    expect(page.get_by_test_id("context-label")).to_contain_text("window unknown")
+    page.screenshot(path=artifacts / "conversation-compaction.png")
+    # The request after the compaction: the first message with the summary, no middle.
+    sent = vendor.last("/v1/chat/completions").body
+    users = [m for m in sent["messages"] if m["role"] == "user"]
+    assert users[0]["content"].startswith("Read the four files.")
+    assert "SUMMARY: the agent read a.txt" in json.dumps(users[0])
+    assert "Reading a." not in json.dumps(sent["messages"])

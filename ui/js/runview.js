@@ -8,6 +8,7 @@ import { api } from "./api.js";
 import { byId, h } from "./dom.js";
 import { formatTokens } from "./format.js";
 import { Composer } from "./composer.js";
+import { ContextBar } from "./contextbar.js";
 import { RequestDialog } from "./requestview.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
@@ -36,6 +37,8 @@ export class RunView {
     this.cost = byId("run-cost");
     this.pill = byId("run-status");
     this.reason = byId("run-reason");
+    this.contextBar = new ContextBar();
+    this.reason.after(this.contextBar.el);
     this.cancelButton = byId("cancel-button");
     this.placeholder = byId("run-placeholder");
     this.requests = new RequestDialog();
@@ -141,6 +144,7 @@ export class RunView {
     this.window = null;
     this.usage.hidden = true;
     this.cost.hidden = true;
+    this.contextBar.reset();
   }
 
   /** Back to the empty state. */
@@ -261,6 +265,9 @@ export class RunView {
         break;
       case "checkpoint_created":
         this.timeline.addEvent(event);
+        break;
+      case "context_updated":
+        if (latest) this.contextBar.update(event);
         break;
       case "usage_reported":
         this.contextTokens =

@@ -129,6 +129,9 @@ export class Transcript {
       case "verify_finished":
         this.addVerify(event);
         break;
+      case "compacted":
+        this.addCompaction(event);
+        break;
       case "run_finished":
         this.addEnd(event);
         break;
@@ -139,6 +142,25 @@ export class Transcript {
     else if (wasAtEnd) this.scheduleScroll();
     else this.jump.hidden = false;
     return true;
+  }
+
+  /** A compaction: folded, with what was summarised and where the handoff doc is. */
+  addCompaction(event) {
+    this.endMessage();
+    const before = Number(event.before_chars || 0).toLocaleString();
+    const after = Number(event.after_chars || 0).toLocaleString();
+    const by = event.summarised_by === "extract" ? "an extract (no model call)" : event.summarised_by;
+    this.el.append(
+      h("details", { class: "compaction", "data-testid": "compaction" },
+        h("summary", {},
+          h("strong", {}, "Compacted"),
+          ` · ${event.dropped} message${event.dropped === 1 ? "" : "s"} summarised by ${by} · ${before} → ${after} characters`),
+        h("p", { class: "compaction-reason" }, `Why: ${event.reason}`),
+        event.handoff_path
+          ? h("p", { class: "compaction-handoff" }, "Handoff doc: ", h("code", { "data-testid": "compaction-handoff" }, event.handoff_path))
+          : null,
+        h("pre", { class: "compaction-summary" }, event.summary || "")),
+    );
   }
 
   /** A notice inside the log (e.g. an error from the server). */

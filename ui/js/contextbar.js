@@ -1,0 +1,72 @@
+// The selected run's context meter: one stacked bar by category (prompt,
+// memory, tools, attachments, transcript) against the model's window, with
+// the compaction point and the reserve marked. Filled from `context_updated`
+// events only, so it shows the figure every surface shows; the exact figures,
+// and which part is measured and which estimated, are in its title.
+
+import { h } from "./dom.js";
+import { formatTokens } from "./format.js";
+
+export const CATEGORIES = ["prompt", "memory", "tools", "attachments", "transcript"];
+const LABELS = { prompt: "System prompt", memory: "Memory", tools: "Tools", attachments: "Attachments", transcript: "Conversation" };
+
+export class ContextBar {
+  constructor() {
+    this.segments = Object.fromEntries(
+      CATEGORIES.map((c) => [c, h("span", { class: "ctx-seg", "data-testid": "context-seg", dataset: { category: c } })]),
+    );
+    this.reserve = h("span", { class: "ctx-reserve", "data-testid": "context-reserve", hidden: true });
+    this.mark = h("span", { class: "ctx-mark", "data-testid": "context-compact-at", hidden: true });
+    this.bar = h("div", { class: "ctx-bar", role: "meter", "aria-label": "Context window" },
+      ...Object.values(this.segments), this.reserve, this.mark);
+    this.label = h("span", { class: "ctx-label", "data-testid": "context-label" });
+    this.el = h("div", { class: "ctx", "data-testid": "context-bar", hidden: true }, this.bar, this.label);
+  }
+
+  reset() {
+    this.el.hidden = true;
+    this.last = null;
+  }
+
+  /** A `context_updated` event of the run shown. */
+  update(event) {
+    this.last = event;
+    const chars = event.chars || {};
+    const totalChars = CATEGORIES.reduce((sum, c) => sum + (chars[c] || 0), 0);
+    const window = event.window || 0;
+    const tokens = event.tokens || 0;
+    // Each category's share of the tokens, drawn against the window (or the whole, if unknown).
+    const scale = window > 0 ? tokens / window : 1;
+    for (const c of CATEGORIES) {
+      const share = totalChars > 0 ? (chars[c] || 0) / totalChars : 0;
+      this.segments[c].style.width = `${Math.min(100, share * scale * 100).toFixed(2)}%`;
+      this.segments[c].title = `${LABELS[c]}: ${(chars[c] || 0).toLocaleString()} characters`;
+    }
+    const known = window > 0;
+    this.reserve.hidden = !known || !event.reserve;
+    this.mark.hidden = !known || event.compact_at === null || event.compact_at === undefined;
+    if (known) {
+      const at = Math.min(100, (100 * (event.compact_at || 0)) / window);
+      this.mark.style.left = `${at}%`;
+      this.reserve.style.left = `${at}%`;
+      this.reserve.style.width = `${100 - at}%`;
+      this.bar.setAttribute("aria-valuemax", String(window));
+      this.bar.setAttribute("aria-valuenow", String(tokens));
+    }
+    const measured = event.measured_tokens;
+    const how = measured === null || measured === undefined
+      ? `all estimated (0.25 tokens per character)`
+      : `${measured.toLocaleString()} measured by the provider + ${(event.estimated_tokens || 0).toLocaleString()} estimated since`;
+    this.label.textContent = known
+      ? `${formatTokens(tokens)} of ${formatTokens(window)} · ${Math.floor((100 * tokens) / window)}% · compacts at ${formatTokens(event.compact_at || 0)}`
+      : `${formatTokens(tokens)} tokens · window unknown`;
+    this.el.title = [
+      `${tokens.toLocaleString()} tokens: ${how}`,
+      known ? `window ${window.toLocaleString()}, reserve ${(event.reserve || 0).toLocaleString()} for the answer, compaction past ${(event.compact_at || 0).toLocaleString()}` : "the model's window is not known: no compaction point",
+      ...CATEGORIES.map((c) => `${LABELS[c]}: ${(chars[c] || 0).toLocaleString()} characters`),
+    ].join("\n");
+    this.el.dataset.measured = String(measured !== null && measured !== undefined);
+    this.el.dataset.tokens = String(tokens);
+    this.el.hidden = false;
+  }
+}
