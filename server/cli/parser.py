@@ -251,7 +251,35 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("to", nargs="?", metavar="ID2", help="a later checkpoint (default: now)")
     diff.set_defaults(handler=_lazy("checkpoints_command"))
     _add_safety_commands(sub)
+    _add_compact_command(sub)
     return parser
+
+
+def _add_compact_command(sub: Any) -> None:
+    compact = sub.add_parser(
+        "compact",
+        help="write a handoff doc of a conversation (.sparrow/handoff/<timestamp>.md)",
+        description="Distil a conversation into a handoff doc: its task, the files modified, "
+        "decisions, tests run, blockers and next steps. The conversation is that of --run, "
+        "else that of the latest run on --workspace (default: the current folder). The doc "
+        "goes to <workspace>/.sparrow/handoff/<timestamp>.md, or --out; its path is printed.",
+    )
+    compact.add_argument(
+        "--task", metavar="TEXT", help="what the work is (default: 'ad-hoc handoff')"
+    )
+    compact.add_argument("--out", metavar="PATH", help="write the doc here instead")
+    compact.add_argument(
+        "--json",
+        action="store_true",
+        help="print the doc as JSON, with its path (the Markdown is written all the same)",
+    )
+    compact.add_argument(
+        "--workspace", "-w", metavar="DIR", help="the workspace (default: the current folder)"
+    )
+    compact.add_argument(
+        "--run", metavar="RUN_ID", help="this run's conversation (default: the latest run's)"
+    )
+    compact.set_defaults(handler=_lazy("compact_command"))
 
 
 def _add_safety_commands(sub: Any) -> None:

@@ -173,6 +173,16 @@ class Store:
         )
         return [RunInfo.of(row) for row in query]
 
+    def latest_run_on(self, workspace: str) -> RunInfo | None:
+        """The run most recently started on ``workspace`` (its resolved path)."""
+        row = (
+            RunRecord.select()
+            .where(RunRecord.workspace == workspace)
+            .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())
+            .first()
+        )
+        return RunInfo.of(row) if row is not None else None
+
     def session_runs(self, session_id: str) -> list[RunInfo]:
         """The runs of a conversation, oldest first."""
         query = (
