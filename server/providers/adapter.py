@@ -18,6 +18,7 @@ import anyio
 
 from server.core.settings import ModelSettings
 from server.providers.base import (
+    AssistantMessage,
     ContextTooLong,
     Message,
     ProviderError,
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 _THINKING: dict[str, bool | str] = {"off": False, "low": "low", "medium": "medium", "high": "high"}
 # A stream that drops mid-response is asked again this many times.
 DROPPED_RETRIES = 1
+
+
+def _call_ids(messages: Sequence[Message]) -> set[str]:
+    return {c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
 
 
 class ModelAdapter:
@@ -144,7 +149,7 @@ class ModelAdapter:
                     model_settings=self._model_settings(),  # type: ignore[arg-type]
                     model_request_parameters=parameters,
                 ) as response:
-                    mapper = EventMapper(self.endpoint.name)
+                    mapper = EventMapper(self.endpoint.name, taken=_call_ids(messages))
                     async for event in response:
                         if time.monotonic() > deadline:
                             raise ProviderError(

@@ -104,5 +104,11 @@ def demo_turn(messages: Sequence[Message]) -> ScriptedTurn:
     return ScriptedTurn(text=closing_words(results), usage=_usage(2_700, 60))
 
 
+# The window the demo plays at (its usage figures are of a model of this size).
+DEMO_WINDOW = 200_000
+
+
 def demo_provider(chunk_delay: float = 0.0) -> ScriptedProvider:
-    return ScriptedProvider(demo_turn, name="demo", chunk_delay=chunk_delay)
+    provider = ScriptedProvider(demo_turn, name="demo", chunk_delay=chunk_delay)
+    provider.reported_window = DEMO_WINDOW
+    return provider

@@ -158,7 +158,21 @@ class EventMapper:
     whole call (with arguments parsed)."""
 
     provider: str
+    # Call ids the conversation used already. Some OpenAI-compatible servers
+    # number calls per response (call_1 at every turn); a run needs each call's
+    # id to be its own (results, approvals, the window's cards), so a repeat
+    # gets a suffix, in the history too.
+    taken: set[str] = field(default_factory=set)
     _calls: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    def _unique(self, call_id: str) -> str:
+        found = call_id or "call"
+        number = 1
+        while found in self.taken:
+            number += 1
+            found = f"{call_id or 'call'}-{number}"
+        self.taken.add(found)
+        return found
 
     def parts(self, event: object) -> list[StreamPart]:
         # Most events are a piece of text: answered first, without the general path.
@@ -178,9 +192,10 @@ class EventMapper:
         if isinstance(part, ThinkingPart):
             return [ThinkingChunk(part.content)] if part.content else []
         if isinstance(part, ToolCallPart):
-            self._calls[index] = (part.tool_call_id, part.tool_name)
+            call_id = self._unique(part.tool_call_id)
+            self._calls[index] = (call_id, part.tool_name)
             text = _args_text(part.args)
-            return [ToolArgsChunk(part.tool_call_id, part.tool_name, text)]
+            return [ToolArgsChunk(call_id, part.tool_name, text)]
         return []
 
     def _delta(self, index: int, delta: object) -> list[StreamPart]:
@@ -207,8 +222,9 @@ class EventMapper:
                 )
             ]
         if isinstance(part, ToolCallPart):
-            self._calls.pop(index, None)
-            return [ToolCallChunk(ToolCall(part.tool_call_id, part.tool_name, _args_dict(part)))]
+            known = self._calls.pop(index, None)
+            call_id = known[0] if known is not None else self._unique(part.tool_call_id)
+            return [ToolCallChunk(ToolCall(call_id, part.tool_name, _args_dict(part)))]
         return []
 
 

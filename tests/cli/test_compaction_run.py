@@ -60,6 +60,6 @@ def test_a_long_run_compacts_and_finishes(workspace: Path, tmp_path: Path,
     sent = json.loads(sparrow("replay", run_id, "--request", str(turn), "--json").stdout)
     assert sent["messages"][: len(kept)] == kept
     # The meter after it: started over from the compacted conversation.
-    after = [e for e in events if e["type"] == "context_updated" and e["seq"] > first["seq"]][0]
+    after = next(e for e in events if e["type"] == "context_updated" and e["seq"] > first["seq"])
     assert after["chars"]["transcript"] == first["after_chars"]
     assert after["measured_tokens"] is None

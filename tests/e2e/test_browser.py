@@ -113,6 +113,10 @@ def test_demo_run_streams_shows_tool_cards_and_completes(
     expect(transcript.get_by_test_id("task-entry")).to_contain_text(
         "Show me what a Sparrow run looks like."
     )
+    # The context meter, from the first context_updated on: it moves with the run.
+    bar = app.get_by_test_id("context-bar")
+    expect(bar).to_be_visible()
+    seen = [int(bar.get_attribute("data-tokens") or "0")]
     expect(transcript.get_by_test_id("assistant-message").first).to_contain_text(
         "I'll start by looking at what is in the workspace."
     )
@@ -135,6 +139,11 @@ def test_demo_run_streams_shows_tool_cards_and_completes(
     expect(app.get_by_test_id("cancel-button")).to_be_hidden()
     expect(app.get_by_test_id("run-reason")).to_be_hidden()
     expect(app.get_by_test_id("token-usage")).to_contain_text("context")
+    seen.append(int(bar.get_attribute("data-tokens") or "0"))
+    assert seen[-1] > seen[0], seen
+    expect(bar).to_have_attribute("data-measured", "true")  # the demo reports usage
+    expect(app.get_by_test_id("context-label")).to_contain_text("of 200k")
+    expect(app.get_by_test_id("context-compact-at")).to_be_visible()
     assert (workspace / DEMO_FILE).is_file(), "the run's write_file did not reach the disk"
     item = app.locator(f'[data-testid="run-item"][data-run-id="{run_id}"]')
     expect(item).to_have_attribute("aria-current", "true")

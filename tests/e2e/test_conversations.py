@@ -275,6 +275,7 @@ def test_the_meter_moves_and_a_compaction_shows_as_a_fold(
     assert last != first  # it moved with the run
     expect(page.get_by_test_id("context-label")).to_contain_text("window unknown")
     page.screenshot(path=artifacts / "conversation-compaction.png")
+    expect(page.get_by_test_id("tool-card")).to_have_count(4)  # one card per call
     # The request after the compaction: the first message with the summary, no middle.
     sent = vendor.last("/v1/chat/completions").body
     users = [m for m in sent["messages"] if m["role"] == "user"]

@@ -14,6 +14,7 @@ from server.core.settings import ModelSettings
 from server.providers.adapter import ModelAdapter
 from server.providers.base import (
     AssistantMessage,
+    ContextTooLong,
     ProviderError,
     RetryNotice,
     StreamPart,
@@ -114,6 +115,24 @@ async def test_tool_call_arguments_stream_then_the_whole_call(
     calls = [p.call for p in parts if isinstance(p, ToolCallChunk)]
     assert [(c.name, c.args) for c in calls] == [("read_file", {"path": "notes/a.txt"})]
     assert calls[0].id == pieces[0].call_id
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_call_id_the_conversation_used_already_gets_one_of_its_own(
+    kind: str, vendor: FakeVendor
+) -> None:
+    """Some OpenAI-compatible servers number calls per response (call_1 at every
+    turn): a run's calls must each have their own id (results, approvals, cards)."""
+    vendor.script(Reply(calls=(Call("read_file", {"path": "b.txt"}, id="call_1"),)))
+    history = [
+        UserMessage("read a.txt, then b.txt"),
+        AssistantMessage("", (ToolCall("call_1", "read_file", {"path": "a.txt"}),)),
+        ToolResultMessage("call_1", "read_file", "a", ok=True),
+    ]
+    parts = await stream(adapter(kind, vendor), *history)
+    calls = [p.call for p in parts if isinstance(p, ToolCallChunk)]
+    pieces = {p.call_id for p in parts if isinstance(p, ToolArgsChunk)}
+    assert [c.id for c in calls] == ["call_1-2"] and pieces == {"call_1-2"}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -242,7 +261,7 @@ async def test_a_context_too_long_and_an_unknown_model_each_say_so(
         Failure(400, too_long, code="context_length_exceeded"),
         Failure(404, "model: fake-model not found", code="model_not_found"),
     )
-    with pytest.raises(ProviderError, match="no longer fits fake-model's context window"):
+    with pytest.raises(ContextTooLong, match="no longer fits fake-model's context window"):
         await stream(adapter(kind, vendor))
     with pytest.raises(ProviderError, match="has no model 'fake-model'"):
         await stream(adapter(kind, vendor))

@@ -66,6 +66,7 @@ export class ContextBar {
       ...CATEGORIES.map((c) => `${LABELS[c]}: ${(chars[c] || 0).toLocaleString()} characters`),
     ].join("\n");
     this.el.dataset.measured = String(measured !== null && measured !== undefined);
+    this.el.dataset.window = known ? "known" : "unknown";
     this.el.dataset.tokens = String(tokens);
     this.el.hidden = false;
   }

@@ -15,7 +15,7 @@ function clock(seconds) {
 
 function filesLabel(entry) {
   const n = entry.count;
-  if (entry.baseline) return `baseline · ${n} file${n === 1 ? "" : "s"} as they were`;
+  if (entry.baseline) return n === 0 ? "baseline · the workspace was empty" : `baseline · ${n} file${n === 1 ? "" : "s"} as they were`;
   if (n === 0) return "no files changed";
   const names = entry.files.slice(0, 2).join(", ");
   const more = n > 2 ? ` +${n - 2}` : "";
