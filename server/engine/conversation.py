@@ -85,6 +85,8 @@ def following(before: Sequence[Message], events: Iterable[Event]) -> list[Messag
         elif isinstance(event, Compacted):
             recorded = True
             added = _decoded(event.messages)
+        elif isinstance(event, ContextAssembled):
+            recorded = True  # messages were recorded by then (a run may add none: /compact)
         elif isinstance(event, RunStarted):
             task = event.task
         elif isinstance(event, TextDelta):

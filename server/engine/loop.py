@@ -95,6 +95,8 @@ class AgentRun:
     # The conversation before this run's task (its earlier runs), oldest first.
     history: Sequence[Message] = ()
     continues: str = ""  # the run this one follows in the conversation
+    # A run that only compacts its conversation (`/compact` as a follow-up): no model turn.
+    compact_only: bool = False
     model_reason: str = ""  # why this model (shown in the run header)
     # The model's context window and prices; None: nothing is known of either.
     model_facts: ModelFacts | None = None
@@ -117,6 +119,7 @@ class RunControl:
 
     cancel_reason: str = "cancelled by the user"
     turns: int = 0
+    compact_requested: bool = False  # the user asked: compact before the next request
 
 
 async def run_agent(
@@ -246,6 +249,8 @@ async def _loop(
     )
     tracker.count(run.history)
     conversation = Conversation(channel, run.history, on_add=tracker.added)
+    if run.compact_only:
+        return await _compact_only(run, channel, conversation, tracker, hooks)
     conversation.add(UserMessage(run.task))
     tracker.emit(0)
     ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
@@ -266,6 +271,10 @@ async def _loop(
     compactor = Compactor(run, channel, conversation, tracker, hooks, budget)
     for turn in range(1, MAX_TURNS + 1):
         control.turns = turn
+        if control.compact_requested:
+            control.compact_requested = False
+            if not await compactor.compact(turn, "asked by the user"):
+                channel.emit(Notice(run_id=run.run_id, turn=turn, text=NOTHING_TO_COMPACT))
         reason = tracker.reason_to_compact()
         if reason is not None:
             await compactor.compact(turn, reason)
@@ -294,6 +303,29 @@ async def _loop(
             conversation.add(await pipeline.call(batch, call))
         tracker.emit(turn)
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
+
+
+NOTHING_TO_COMPACT = (
+    "nothing to compact yet: the conversation holds only its first message and its last "
+    "ones, which compaction keeps"
+)
+
+
+async def _compact_only(
+    run: AgentRun,
+    channel: RunChannel,
+    conversation: Conversation,
+    tracker: ContextTracker,
+    hooks: RunHooks,
+) -> RunOutcome:
+    """`/compact` as a follow-up: the conversation compacted, no model turn."""
+    tracker.emit(0)
+    budget = Budget(run.settings.budget, run.provider.name,
+                    run.model_facts.pricer if run.model_facts else None)
+    compactor = Compactor(run, channel, conversation, tracker, hooks, budget)
+    if await compactor.compact(0, "asked by the user (/compact)"):
+        return RunOutcome("completed", "the conversation was compacted", 0)
+    return RunOutcome("completed", NOTHING_TO_COMPACT, 0)
 
 
 async def _request(

@@ -61,6 +61,10 @@ EMERGENCY_REFUSAL = (
 )
 
 
+# A follow-up of only this compacts the conversation (the composer, `sparrow run`).
+COMPACT_COMMAND = "/compact"
+
+
 class RunRequestError(ValueError):
     """A run that cannot start as asked; the message is for the user."""
 
@@ -229,6 +233,7 @@ class RunManager:
             continues=follows[-1].id if follows else "",
             model_reason=choice.reason,
             model_facts=facts,
+            compact_only=bool(follows) and task == COMPACT_COMMAND,
         )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder, sandbox)
@@ -334,6 +339,16 @@ class RunManager:
         live.control.cancel_reason = reason
         live.scope.cancel()
         return True
+
+    def compact(self, run_id: str, surface: str = "api") -> RunInfo:
+        """Compact a conversation: a live run does it before its next request; a
+        finished one gets a follow-up run that only compacts (``/compact``)."""
+        live = self._live.get(run_id)
+        if live is not None:
+            live.control.compact_requested = True
+            return live.info
+        return self.start(RunRequest(workspace="", task=COMPACT_COMMAND,
+                                     continue_from=run_id, surface=surface))
 
     def cancel_all(self, reason: str) -> None:
         for run_id in list(self._live):

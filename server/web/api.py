@@ -116,6 +116,20 @@ async def cancel_run(request: Request) -> JSONResponse:
     return JSONResponse({"run": run_dict(runs, info)}, status_code=202)
 
 
+async def compact_run(request: Request) -> JSONResponse:
+    """Compact the conversation of a run: the live run before its next request,
+    or a follow-up run that only compacts (returned)."""
+    runs = runs_of(request)
+    run_id = request.path_params["run_id"]
+    if runs.get(run_id) is None:
+        return error(404, "no such run")
+    try:
+        info = runs.compact(run_id, surface="web")
+    except RunRequestError as exc:
+        return error(400, str(exc))
+    return JSONResponse({"run": run_dict(runs, info)}, status_code=202)
+
+
 async def recent_workspaces(request: Request) -> JSONResponse:
     return JSONResponse({"workspaces": runs_of(request).store.recent_workspaces()})
 
@@ -128,5 +142,6 @@ def api_routes() -> list[Route]:
         Route("/api/runs/{run_id}", get_run),
         Route("/api/runs/{run_id}/events", run_events),
         Route("/api/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
+        Route("/api/runs/{run_id}/compact", compact_run, methods=["POST"]),
         Route("/api/workspaces/recent", recent_workspaces),
     ]

@@ -63,3 +63,35 @@ def test_a_long_run_compacts_and_finishes(workspace: Path, tmp_path: Path,
     after = next(e for e in events if e["type"] == "context_updated" and e["seq"] > first["seq"])
     assert after["chars"]["transcript"] == first["after_chars"]
     assert after["measured_tokens"] is None
+
+
+def test_compact_as_a_follow_up_and_the_next_request_starts_from_it(
+    workspace: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "short.json"
+    turns = [{"text": f"Step {n}.", "tool_calls": [{"tool": "list_dir", "args": {"path": "."}}]}
+             for n in range(5)]
+    script.write_text(json.dumps({"turns": [*turns, {"text": "Done."}]}))
+    first = ndjson(sparrow("run", "Look around.", "-w", str(workspace), "--script", str(script),
+                           "--json").stdout)
+    run1 = first[0]["run_id"]
+    compacting = ndjson(sparrow("run", "/compact", "--continue", run1, "--demo",
+                                "--json").stdout)
+    done = [e for e in compacting if e["type"] == "compacted"]
+    assert len(done) == 1 and done[0]["reason"] == "asked by the user (/compact)"
+    assert not [e for e in compacting if e["type"] == "model_requested"]
+    assert compacting[-1]["status"] == "completed"
+    assert compacting[-1]["reason"] == "the conversation was compacted"
+    # At once again: nothing left to compact, and it says so rather than pretend.
+    again = ndjson(sparrow("run", "/compact", "--continue", run1, "--demo", "--json").stdout)
+    assert not [e for e in again if e["type"] == "compacted"]
+    assert again[-1]["reason"].startswith("nothing to compact yet")
+
+    follow = tmp_path / "follow.json"
+    follow.write_text(json.dumps({"turns": [{"text": "Sure."}]}))
+    after = ndjson(sparrow("run", "And now?", "--continue", run1, "--script", str(follow),
+                           "--json").stdout)
+    sent = json.loads(sparrow("replay", after[0]["run_id"], "--request", "1", "--json").stdout)
+    assert sent["messages"][:-1] == done[0]["messages"]
+    assert sent["messages"][-1]["role"] == "user"
+    assert sent["messages"][-1]["text"] == "And now?"

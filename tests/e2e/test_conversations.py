@@ -282,3 +282,23 @@ def test_the_meter_moves_and_a_compaction_shows_as_a_fold(
     assert users[0]["content"].startswith("Read the four files.")
     assert "SUMMARY: the agent read a.txt" in json.dumps(users[0])
     assert "Reading a." not in json.dumps(sent["messages"])
+
+
+def test_compact_on_a_finished_conversation_is_a_follow_up_that_compacts(
+    open_app: OpenApp, workspace: Path
+) -> None:
+    page = open_app()
+    start(page, workspace, "Show me the demo.", "demo")
+    ends(page, 1)
+    expect(page.get_by_test_id("compaction")).to_have_count(0)
+    page.get_by_test_id("compact-button").click()
+    ends(page, 2)
+    fold = page.get_by_test_id("compaction")
+    expect(fold).to_have_count(1)
+    expect(fold).to_contain_text("summarised by an extract")
+    expect(fold).to_contain_text("asked by the user")
+    # Asked again at once: nothing left to compact, and the run says so.
+    page.get_by_test_id("compact-button").click()
+    ends(page, 3)
+    expect(page.get_by_test_id("run-end").last).to_contain_text("Completed")
+    expect(page.get_by_test_id("compaction")).to_have_count(1)

@@ -67,6 +67,8 @@ export const api = {
   testProvider: (provider) => request("POST", `/api/providers/${enc(provider)}/test`),
   setPreferences: (change) => request("PUT", "/api/preferences", change),
   cancelRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/cancel`)).run,
+  // The live run compacts before its next request; a finished one gets a follow-up that compacts.
+  compactRun: async (id) => (await request("POST", `/api/runs/${enc(id)}/compact`)).run,
   runCheckpoints: async (id) =>
     (await request("GET", `/api/runs/${enc(id)}/checkpoints`)).checkpoints ?? [],
   checkpointDiff: async (id, to) =>

@@ -11,7 +11,7 @@ export const CATEGORIES = ["prompt", "memory", "tools", "attachments", "transcri
 const LABELS = { prompt: "System prompt", memory: "Memory", tools: "Tools", attachments: "Attachments", transcript: "Conversation" };
 
 export class ContextBar {
-  constructor() {
+  constructor({ onCompact } = {}) {
     this.segments = Object.fromEntries(
       CATEGORIES.map((c) => [c, h("span", { class: "ctx-seg", "data-testid": "context-seg", dataset: { category: c } })]),
     );
@@ -20,7 +20,12 @@ export class ContextBar {
     this.bar = h("div", { class: "ctx-bar", role: "meter", "aria-label": "Context window" },
       ...Object.values(this.segments), this.reserve, this.mark);
     this.label = h("span", { class: "ctx-label", "data-testid": "context-label" });
-    this.el = h("div", { class: "ctx", "data-testid": "context-bar", hidden: true }, this.bar, this.label);
+    this.compactButton = h("button", {
+      type: "button", class: "btn btn-ghost btn-small ctx-compact", "data-testid": "compact-button",
+      title: "Summarise the middle of the conversation now (the first message and the last six stay as they are); /compact in the composer does the same",
+      on: { click: () => onCompact?.() },
+    }, "Compact");
+    this.el = h("div", { class: "ctx", "data-testid": "context-bar", hidden: true }, this.bar, this.label, this.compactButton);
   }
 
   reset() {

@@ -37,7 +37,7 @@ export class RunView {
     this.cost = byId("run-cost");
     this.pill = byId("run-status");
     this.reason = byId("run-reason");
-    this.contextBar = new ContextBar();
+    this.contextBar = new ContextBar({ onCompact: () => this.compact() });
     this.reason.after(this.contextBar.el);
     this.cancelButton = byId("cancel-button");
     this.placeholder = byId("run-placeholder");
@@ -305,6 +305,31 @@ export class RunView {
     this.setStatus("running", "", run.id);
     this.runId = run.id;
     this.onFollowUp(run);
+  }
+
+  /** Compact the conversation: the live run before its next request, else a follow-up run that does it. */
+  async compact() {
+    const runId = this.lastRunId;
+    if (!runId) return;
+    this.contextBar.compactButton.disabled = true;
+    try {
+      const run = await api.compactRun(runId);
+      if (run.id !== runId) {
+        this.runIds.push(run.id);
+        this.transcript.accept(run.id);
+        this.socket.subscribe(run.id);
+        this.fillHeader(run);
+        this.setStatus("running", "", run.id);
+        this.runId = run.id;
+        this.onFollowUp(run);
+      } else {
+        this.transcript.notice("Compaction asked: the run compacts before its next request.");
+      }
+    } catch (error) {
+      this.transcript.notice(`Could not compact: ${error.message}`, "error");
+    } finally {
+      this.contextBar.compactButton.disabled = false;
+    }
   }
 
   async cancel() {
