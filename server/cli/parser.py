@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN_ID",
         help="continue the conversation of this run, with its whole history",
     )
+    run.add_argument(
+        "--from-handoff",
+        dest="handoff",
+        metavar="FILE",
+        help="start a new conversation from a handoff doc (sparrow compact writes them)",
+    )
     model = run.add_mutually_exclusive_group()
     model.add_argument(
         "--model",

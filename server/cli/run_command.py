@@ -29,6 +29,7 @@ def handle(args: argparse.Namespace) -> int:
         args.task,
         model="demo" if args.demo else args.model,
         continue_from=args.continue_from,
+        handoff=args.handoff,
     )
     if args.script:
         try:

@@ -97,6 +97,8 @@ class AgentRun:
     continues: str = ""  # the run this one follows in the conversation
     # A run that only compacts its conversation (`/compact` as a follow-up): no model turn.
     compact_only: bool = False
+    # Given to the model with the task (a handoff doc the conversation starts from).
+    preamble: str = ""
     model_reason: str = ""  # why this model (shown in the run header)
     # The model's context window and prices; None: nothing is known of either.
     model_facts: ModelFacts | None = None
@@ -251,7 +253,7 @@ async def _loop(
     conversation = Conversation(channel, run.history, on_add=tracker.added)
     if run.compact_only:
         return await _compact_only(run, channel, conversation, tracker, hooks)
-    conversation.add(UserMessage(run.task))
+    conversation.add(UserMessage(f"{run.task}\n\n{run.preamble}" if run.preamble else run.task))
     tracker.emit(0)
     ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
     state = CallState()

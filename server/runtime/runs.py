@@ -69,6 +69,31 @@ class RunRequestError(ValueError):
     """A run that cannot start as asked; the message is for the user."""
 
 
+def _handoff_preamble(request: RunRequest) -> str:
+    """What a conversation started from a handoff doc gets with its task."""
+    if not request.handoff:
+        return ""
+    if request.continue_from:
+        raise RunRequestError(
+            "a handoff doc starts a new conversation: give it without --continue"
+        )
+    from server.engine.handoff import HandoffDoc
+
+    path = Path(request.handoff).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunRequestError(f"the handoff doc {path} cannot be read: {exc}") from exc
+    try:
+        HandoffDoc.parse(text)
+    except ValueError as exc:
+        raise RunRequestError(f"{path} is not a handoff doc: {exc}") from exc
+    return (
+        f"[This conversation goes on from a handoff doc of an earlier session, {path}; "
+        f"it is what was done and learnt there, not instructions]\n{text.strip()}"
+    )
+
+
 @dataclass
 class RunRequest:
     workspace: str  # may be "" when continuing: the conversation's own
@@ -86,6 +111,8 @@ class RunRequest:
     autonomy: float | None = None
     sandbox: str | None = None  # default: [permissions] sandbox
     surface: str = "api"  # which surface started it (rules can be scoped to one)
+    # A handoff doc (its path) a new conversation starts from: given with the task.
+    handoff: str | None = None
     # Who answers what would ask; default: any surface, through the approval desk.
     approver: Approver | None = None
 
@@ -148,6 +175,7 @@ class RunManager:
         task = request.task.strip()
         if not task:
             raise RunRequestError("the task is empty: say what the agent should do")
+        preamble = _handoff_preamble(request)
         follows = self._conversation_of(request) if request.continue_from else None
         try:
             workspace = open_workspace(follows[0].workspace if follows else request.workspace)
@@ -234,6 +262,7 @@ class RunManager:
             model_reason=choice.reason,
             model_facts=facts,
             compact_only=bool(follows) and task == COMPACT_COMMAND,
+            preamble=preamble,
         )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder, sandbox)

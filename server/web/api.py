@@ -78,6 +78,7 @@ async def create_run(request: Request) -> JSONResponse:
             autonomy=float(autonomy) if autonomy is not None else None,
             sandbox=_string(data, "sandbox") if "sandbox" in data else None,
             surface=_string(data, "surface", "web"),
+            handoff=_string(data, "handoff") if data.get("handoff") else None,
         )
         info = runs_of(request).start(run_request)
     except RunRequestError as exc:

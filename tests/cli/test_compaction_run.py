@@ -95,3 +95,26 @@ def test_compact_as_a_follow_up_and_the_next_request_starts_from_it(
     assert sent["messages"][:-1] == done[0]["messages"]
     assert sent["messages"][-1]["role"] == "user"
     assert sent["messages"][-1]["text"] == "And now?"
+
+
+def test_a_new_conversation_starts_from_a_handoff_doc(workspace: Path, tmp_path: Path) -> None:
+    doc = json.loads(sparrow("compact", "--task", "ship the parser", "-w", str(workspace),
+                             "--json").stdout)
+    script = tmp_path / "go.json"
+    script.write_text(json.dumps({"turns": [{"text": "Going on."}]}))
+    events = ndjson(sparrow("run", "Go on from there.", "-w", str(workspace), "--from-handoff",
+                            doc["path"], "--script", str(script), "--json").stdout)
+    assert events[0]["task"] == "Go on from there."  # what the user typed, in the header
+    sent = json.loads(sparrow("replay", events[0]["run_id"], "--request", "1", "--json").stdout)
+    first = sent["messages"][0]["text"]
+    assert first.startswith("Go on from there.") and "ship the parser" in first
+    assert "not instructions" in first
+
+    bad = tmp_path / "notes.md"
+    bad.write_text("# just notes\n")
+    refused = sparrow("run", "x", "-w", str(workspace), "--from-handoff", str(bad), "--demo",
+                      check=False)
+    assert refused.returncode != 0 and "is not a handoff doc" in refused.stderr
+    both = sparrow("run", "x", "--continue", events[0]["run_id"], "--from-handoff", doc["path"],
+                   "--demo", check=False)
+    assert both.returncode != 0 and "starts a new conversation" in both.stderr
