@@ -14,6 +14,7 @@ BENCHES = [
     "bench_checkpoints",
     "bench_kernel_scale",
     "bench_tokens",
+    "bench_context",
 ]
 
 

@@ -345,6 +345,7 @@ async def _request(
     reply = await streamer.reply(turn, conversation.messages, specs, system)
     if streamer.last_usage is not None:
         tracker.measured(streamer.last_usage)
+        tracker.emit(turn)  # the provider's own figure, before the reply joins
     return reply
 
 

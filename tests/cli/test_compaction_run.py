@@ -118,3 +118,39 @@ def test_a_new_conversation_starts_from_a_handoff_doc(workspace: Path, tmp_path:
     both = sparrow("run", "x", "--continue", events[0]["run_id"], "--from-handoff", doc["path"],
                    "--demo", check=False)
     assert both.returncode != 0 and "starts a new conversation" in both.stderr
+
+
+def test_the_meter_is_the_provider_s_figure_and_drops_after_a_compaction(
+    workspace: Path, tmp_path: Path, sparrow_home: Path
+) -> None:
+    config = sparrow_home / "config" / "config.toml"
+    config.write_text(config.read_text() + "\n[context]\ncompact_chars = 3000\n")
+    (workspace / "big.txt").write_text("word " * 300)
+    prompts = [1000, 2000, 3000, 4000, 5000, 800]
+    turns = [{"text": f"Turn {n}.", "usage": {"input_tokens": p, "cache_read_input_tokens": 100,
+                                               "output_tokens": 10},
+              "tool_calls": [{"tool": "read_file", "args": {"path": "big.txt"}}]}
+             for n, p in enumerate(prompts[:-1])]
+    turns.append({"text": "Done.", "usage": {"input_tokens": prompts[-1], "output_tokens": 3}})
+    script = tmp_path / "usage.json"
+    script.write_text(json.dumps({"turns": turns}))
+    events = ndjson(sparrow("run", "Read big.txt over and over.", "-w", str(workspace),
+                            "--script", str(script), "--json").stdout)
+    # Right after each response: the meter's total is the provider's prompt size.
+    after_usage = []
+    for i, e in enumerate(events):
+        if e["type"] == "usage_reported":
+            meter = next(x for x in events[i:] if x["type"] == "context_updated")
+            prompt = e["input_tokens"] + e["cache_read_input_tokens"]
+            assert meter["tokens"] == meter["measured_tokens"] == prompt
+            after_usage.append(meter["tokens"])
+    compaction = next(e for e in events if e["type"] == "compacted")
+    # Between the compaction and the next response, no stale measure: an estimate
+    # of the compacted conversation; then the new request's own figure.
+    after = [e for e in events if e["seq"] > compaction["seq"]]
+    usage = next(e for e in after if e["type"] == "usage_reported")
+    between = [e for e in after if e["type"] == "context_updated" and e["seq"] < usage["seq"]]
+    assert between and all(e["measured_tokens"] is None for e in between)
+    assert between[0]["tokens"] < after_usage[-2]
+    measured = next(e for e in after if e["type"] == "context_updated" and e["seq"] > usage["seq"])
+    assert measured["measured_tokens"] == usage["input_tokens"] + usage["cache_read_input_tokens"]
