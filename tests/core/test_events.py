@@ -7,7 +7,9 @@ from server.core.events import (
     ApprovalRequested,
     ApprovalResolved,
     CheckpointCreated,
+    Compacted,
     ContextAssembled,
+    ContextUpdated,
     EventDecodeError,
     GateDecided,
     HookRan,
@@ -125,6 +127,22 @@ SAMPLES = [
     Notice(run_id="r", seq=12, ts=2.5, turn=1, call_id="c", text="write_file ran"),
     VerifyFinished(
         run_id="r", seq=13, ts=2.6, turn=2, command="make test", ok=False, exit_code=1, output="x"
+    ),
+    ContextUpdated(
+        run_id="r", seq=14, ts=2.7, turn=2, tokens=1900, measured_tokens=1800,
+        estimated_tokens=100, window=8000, reserve=1000, compact_at=7000, ratio=0.2375,
+        chars={"prompt": 1200, "memory": 0, "tools": 400, "attachments": 0, "transcript": 5000},
+    ),
+    Compacted(
+        run_id="r", seq=15, ts=2.8, turn=3, reason="the conversation passed 120,000 characters",
+        before_chars=130_000, after_chars=9_000, dropped=40, summary="read a.py; fixed b.py",
+        summarised_by="extract", handoff_path="/w/.sparrow/handoff/x.md",
+        messages=[{"role": "user", "text": "go"}],
+    ),
+    CheckpointCreated(
+        run_id="r", seq=16, ts=2.9, turn=3, tool="write_file", checkpoint_id="c-0",
+        files_changed=["a.txt"], files_changed_count=1, bytes_stored=12, duration_ms=3,
+        baseline=True,
     ),
     RunFinished(run_id="r", seq=6, ts=2.0, status="completed", reason="done", turns=1),
 ]
