@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import FloatRect, Locator, Page, expect
 
 from server.providers.demo import DEMO_FILE
 from tests.e2e.test_browser import (
@@ -337,13 +337,56 @@ def test_emergency_stop_is_instant_and_says_what_it_stopped(
 
     page.get_by_test_id("emergency-stop").click()
     expect(page.get_by_test_id("emergency-status")).to_contain_text("1 run stopped")
-    expect(page.get_by_test_id("safety-summary")).to_have_text("Emergency stop")
+    expect(page.get_by_test_id("safety-summary")).to_have_text("Stopped")
     expect(page.get_by_test_id("run-status")).not_to_have_text("running", timeout=RUN_TIMEOUT_MS)
     assert safety(page, sparrow_server)["mode"] == "emergency-stop"
 
     page.get_by_test_id("safety-resume").click()
     expect(page.get_by_test_id("safety-banner")).to_be_hidden()
     expect(page.get_by_test_id("safety-summary")).to_contain_text("Supervised")
+
+
+def intersects(a: FloatRect | None, b: FloatRect | None) -> bool:
+    assert a is not None and b is not None
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def test_the_emergency_stop_banner_takes_its_own_room_and_is_named_once(
+    app: Page, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = app
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "open")
+    try:
+        page.get_by_test_id("emergency-stop").click()
+        banner = page.get_by_test_id("safety-banner")
+        expect(banner).to_be_visible()
+        expect(page.get_by_test_id("emergency-stop")).to_have_attribute("aria-pressed", "true")
+        banner_box = banner.bounding_box()
+        for name, covered in {
+            "workspace label": page.locator('label[for="workspace"]'),
+            "workspace field": page.get_by_test_id("workspace-input"),
+            "model label": page.locator('label[for="model"]'),
+            "model field": page.get_by_test_id("model-select"),
+        }.items():
+            expect(covered).to_be_visible()
+            assert not intersects(banner_box, covered.bounding_box()), f"it covers the {name}"
+        # What the header shows, not what it hides (the closed Safety panel names the mode too).
+        header = page.locator(".app-header").inner_text()
+        assert header.count("Emergency stop") == 1, header
+        page.evaluate("document.fonts.ready")
+        page.screenshot(path=artifacts / "safety-emergency-stop.png")
+    finally:
+        answer = page.request.put(
+            f"{sparrow_server.base_url}/api/safety", data={"mode": "autonomous"}
+        )
+        assert answer.ok, answer.text()
+    page.reload()
+    expect(page.get_by_test_id("safety-banner")).to_be_hidden()
 
 
 def test_trusted_runs_without_asking_and_says_so(
