@@ -91,6 +91,7 @@ export const safetyApi = {
   createRule: async (rule) => (await request("POST", "/api/rules", rule)).rule,
   updateRule: async (id, rule) => (await request("PUT", `/api/rules/${enc(id)}`, rule)).rule,
   deleteRule: (id) => request("DELETE", `/api/rules/${enc(id)}`),
+  restoreRule: async (rule) => (await request("POST", "/api/rules/restore", rule)).rule,
   importRules: (workspace) => request("POST", "/api/rules/import", { workspace }),
   answer: (runId, callId, body) =>
     request("POST", `/api/runs/${enc(runId)}/approvals/${enc(callId)}`, body),
