@@ -4,6 +4,8 @@ See docs/api.md, "Safety"."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 from server.engine.approvals import ApprovalAnswer
 from server.engine.permissions.claude_import import import_claude_rules
-from server.engine.permissions.rules import RuleError, Scope
+from server.engine.permissions.rules import RuleError, Scope, make_rule
 from server.runtime.approvals import NothingToAnswer
 from server.runtime.runs import RunRequestError
 from server.web.api import _json_object, error, runs_of
@@ -27,6 +29,22 @@ def _optional(data: dict[str, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise RunRequestError(f"'{key}' must be a string")
+    return value
+
+
+def _seconds(data: dict[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RunRequestError(f"'{key}' must be a time in seconds since the epoch")
+    return float(value)
+
+
+def _count(data: dict[str, Any], key: str) -> int:
+    value = data.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RunRequestError(f"'{key}' must be a whole number")
     return value
 
 
@@ -73,6 +91,39 @@ async def create_rule(request: Request) -> JSONResponse:
             session_id=_optional(data, "session_id"),
             provider=_optional(data, "provider"),
             surface=_optional(data, "surface"),
+        )
+    except (RunRequestError, RuleError) as exc:
+        return error(400, str(exc))
+    return JSONResponse({"rule": rule.to_dict()}, status_code=201)
+
+
+async def restore_rule(request: Request) -> JSONResponse:
+    """The Undo of a delete: the Rule object as GET /api/rules listed it."""
+    book = runs_of(request).rulebook
+    try:
+        data = await _json_object(request)
+        created_at = _seconds(data, "created_at")
+        if created_at is None:
+            raise RunRequestError("'created_at' is required: it is the rule's place in the list")
+        parsed = make_rule(
+            _optional(data, "effect") or "",
+            _optional(data, "spec") or "",
+            book.known_tools,
+            scope=_optional(data, "scope") or Scope.GLOBAL.value,
+            workspace=_optional(data, "workspace"),
+            session_id=_optional(data, "session_id"),
+            provider=_optional(data, "provider"),
+            surface=_optional(data, "surface"),
+            source=_optional(data, "source") or "user",
+        )
+        rule = book.restore(
+            replace(
+                parsed,
+                id=_optional(data, "id") or "",
+                hits=_count(data, "hits"),
+                last_used_at=_seconds(data, "last_used_at"),
+                created_at=created_at,
+            )
         )
     except (RunRequestError, RuleError) as exc:
         return error(400, str(exc))
@@ -158,6 +209,7 @@ def safety_routes() -> list[BaseRoute]:
         Route("/api/rules", list_rules, methods=["GET"]),
         Route("/api/rules", create_rule, methods=["POST"]),
         Route("/api/rules/import", import_rules, methods=["POST"]),
+        Route("/api/rules/restore", restore_rule, methods=["POST"]),
         Route("/api/rules/{rule_id}", update_rule, methods=["PUT"]),
         Route("/api/rules/{rule_id}", delete_rule, methods=["DELETE"]),
         Route("/api/runs/{run_id}/approvals/{call_id}", answer_approval, methods=["POST"]),

@@ -43,6 +43,9 @@ LAUNCH_URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=[A-Za-z0-9_\-]+")
 STARTUP_TIMEOUT_S = 30.0
 SHUTDOWN_TIMEOUT_S = 15.0
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
+# The checkout these tests belong to. The venv's editable install may point at
+# another one (a git worktree sharing the venv): the server must run this code.
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -81,7 +84,14 @@ def _read_lines(stream: object, lines: queue.Queue[str | None], sink: list[str])
 def launch_server(home: Path, env: Mapping[str, str] | None = None) -> Iterator[SparrowServer]:
     """``sparrow-desktop --headless`` with its state in ``home`` and ``env`` added to
     its environment; stopped with SIGTERM at the end (failing if it ignores it)."""
-    full_env = {**os.environ, "SPARROW_HOME": str(home), "PYTHONUNBUFFERED": "1", **(env or {})}
+    pythonpath = os.pathsep.join(p for p in (str(CHECKOUT), os.environ.get("PYTHONPATH")) if p)
+    full_env = {
+        **os.environ,
+        "SPARROW_HOME": str(home),
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": pythonpath,
+        **(env or {}),
+    }
     process = subprocess.Popen(
         _server_command(),
         stdout=subprocess.PIPE,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import FloatRect, Locator, Page, expect
 
 from server.providers.demo import DEMO_FILE
 from tests.e2e.test_browser import (
@@ -26,7 +26,7 @@ from tests.e2e.test_browser import (
 )
 
 if TYPE_CHECKING:
-    from tests.e2e.conftest import SparrowServer
+    from tests.e2e.conftest import OpenApp, SparrowServer
 
 pytestmark = pytest.mark.e2e
 
@@ -341,13 +341,151 @@ def test_emergency_stop_is_instant_and_says_what_it_stopped(
 
     page.get_by_test_id("emergency-stop").click()
     expect(page.get_by_test_id("emergency-status")).to_contain_text("1 run stopped")
-    expect(page.get_by_test_id("safety-summary")).to_have_text("Emergency stop")
+    expect(page.get_by_test_id("safety-summary")).to_have_text("Stopped")
     expect(page.get_by_test_id("run-status")).not_to_have_text("running", timeout=RUN_TIMEOUT_MS)
     assert safety(page, sparrow_server)["mode"] == "emergency-stop"
 
     page.get_by_test_id("safety-resume").click()
     expect(page.get_by_test_id("safety-banner")).to_be_hidden()
     expect(page.get_by_test_id("safety-summary")).to_contain_text("Supervised")
+
+
+def intersects(a: FloatRect | None, b: FloatRect | None) -> bool:
+    assert a is not None and b is not None
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def test_the_emergency_stop_banner_takes_its_own_room_and_is_named_once(
+    app: Page, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = app
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-state", "open")
+    try:
+        page.get_by_test_id("emergency-stop").click()
+        banner = page.get_by_test_id("safety-banner")
+        expect(banner).to_be_visible()
+        expect(page.get_by_test_id("emergency-stop")).to_have_attribute("aria-pressed", "true")
+        banner_box = banner.bounding_box()
+        for name, covered in {
+            "workspace label": page.locator('label[for="workspace"]'),
+            "workspace field": page.get_by_test_id("workspace-input"),
+            "model label": page.locator('label[for="model"]'),
+            "model field": page.get_by_test_id("model-select"),
+        }.items():
+            expect(covered).to_be_visible()
+            assert not intersects(banner_box, covered.bounding_box()), f"it covers the {name}"
+        # What the header shows, not what it hides (the closed Safety panel names the mode too).
+        header = page.locator(".app-header").inner_text()
+        assert header.count("Emergency stop") == 1, header
+        page.evaluate("document.fonts.ready")
+        page.screenshot(path=artifacts / "safety-emergency-stop.png")
+    finally:
+        answer = page.request.put(
+            f"{sparrow_server.base_url}/api/safety", data={"mode": "autonomous"}
+        )
+        assert answer.ok, answer.text()
+    page.reload()
+    expect(page.get_by_test_id("safety-banner")).to_be_hidden()
+
+
+def rule_rows(page: Page) -> list[dict[str, str]]:
+    """The Rules view's table as the user sees it, row by row."""
+    rows: list[dict[str, str]] = page.get_by_test_id("rule").evaluate_all(
+        """rows => rows.map(row => ({
+            id: row.dataset.ruleId, effect: row.dataset.effect,
+            source: row.dataset.source, text: row.innerText,
+        }))"""
+    )
+    return rows
+
+
+def listed_rules(page: Page, server: SparrowServer, workspace: Path) -> list[dict[str, Any]]:
+    answer = page.request.get(f"{server.base_url}/api/rules", params={"workspace": str(workspace)})
+    assert answer.ok, answer.text()
+    rules: list[dict[str, Any]] = answer.json()["rules"]
+    return rules
+
+
+def show_rules_of(page: Page, workspace: Path, count: int) -> None:
+    """The Rules view of ``workspace``, once it lists its ``count`` workspace rules."""
+    page.get_by_test_id("rules-tab").click()
+    page.get_by_test_id("rules-workspace").fill(str(workspace))
+    page.get_by_test_id("rules-load").click()
+    mine = page.get_by_test_id("rules").locator('[data-testid="rule"][data-source="user"]')
+    expect(mine.filter(has_text="workspace")).to_have_count(count)
+
+
+def test_undo_puts_a_deleted_rule_back_as_it_was_in_its_place(
+    app: Page, workspace: Path, sparrow_server: SparrowServer, artifacts: Path
+) -> None:
+    page = app
+    made = []
+    for effect, spec in [
+        ("allow", "read_file(docs/**)"),
+        ("allow", "write_file(notes.txt)"),
+        ("deny", "run_shell(rm:*)"),
+    ]:
+        body = {"effect": effect, "spec": spec, "scope": "workspace", "workspace": str(workspace)}
+        answer = page.request.post(f"{sparrow_server.base_url}/api/rules", data=body)
+        assert answer.status == 201, answer.text()
+        made.append(answer.json()["rule"])
+    # The middle rule has been used: its hits and its last use come back too.
+    call = {"tool": "write_file", "args": {"path": "notes.txt", "content": "hello\n"}}
+    script = {"turns": [{"text": "Writing.", "tool_calls": [call]}, {"text": "Done."}]}
+    open_scripted_run(page, sparrow_server, workspace, "Write a note.", script)
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+
+    show_rules_of(page, workspace, 3)
+    middle_id = made[1]["id"]
+    middle = page.locator(f'[data-testid="rule"][data-rule-id="{middle_id}"]')
+    expect(middle.get_by_test_id("rule-hits")).to_have_text("1")
+    before_rows, before_listed = rule_rows(page), listed_rules(page, sparrow_server, workspace)
+
+    middle.get_by_test_id("rule-delete").click()
+    expect(middle).to_have_count(0)
+    toast = page.get_by_test_id("rule-undo-toast")
+    expect(toast).to_be_visible()
+    expect(toast).to_contain_text("Rule deleted")
+    expect(toast).to_contain_text("write_file(notes.txt)")
+    assert middle_id not in [r["id"] for r in listed_rules(page, sparrow_server, workspace)]
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=artifacts / "rules-undo.png")
+
+    toast.get_by_role("button", name="Undo").click()
+    expect(middle).to_have_count(1)
+    expect(toast).to_be_hidden()
+    assert rule_rows(page) == before_rows
+    assert listed_rules(page, sparrow_server, workspace) == before_listed
+
+
+def test_without_undo_the_delete_stands_and_the_notice_goes(
+    open_app: OpenApp, workspace: Path, sparrow_server: SparrowServer
+) -> None:
+    page = open_app()
+    # The page's own clock, moved by hand: no test waits on the wall clock.
+    page.clock.install()
+    page.reload()
+    body = {"effect": "ask", "spec": "run_shell(make:*)", "scope": "workspace"}
+    answer = page.request.post(
+        f"{sparrow_server.base_url}/api/rules", data={**body, "workspace": str(workspace)}
+    )
+    assert answer.status == 201, answer.text()
+    rule_id = answer.json()["rule"]["id"]
+    show_rules_of(page, workspace, 1)
+
+    page.locator(f'[data-rule-id="{rule_id}"]').get_by_test_id("rule-delete").click()
+    toast = page.get_by_test_id("rule-undo-toast")
+    expect(toast).to_be_visible()
+    page.clock.fast_forward(4_000)
+    expect(toast).to_be_visible()
+    page.clock.fast_forward(5_000)
+    expect(toast).to_be_hidden()
+    assert rule_id not in [r["id"] for r in listed_rules(page, sparrow_server, workspace)]
 
 
 def test_trusted_runs_without_asking_and_says_so(

@@ -81,6 +81,44 @@ def test_rules_are_added_listed_edited_and_removed(client: TestClient, workspace
     assert no_ws.status_code == 400
 
 
+def test_a_deleted_rule_is_restored_as_it_was_in_its_place(
+    client: TestClient, workspace: Path
+) -> None:
+    where = {"workspace": str(workspace)}
+    for effect, spec, scope in [
+        ("allow", "read_file(docs/**)", "global"),
+        ("deny", "run_shell(rm:*)", "workspace"),
+        ("ask", "write_file(notes.txt)", "workspace"),
+    ]:
+        body = {"effect": effect, "spec": spec, "scope": scope, **where}
+        assert client.post("/api/rules", json=body).status_code == 201
+    before = client.get("/api/rules", params=where).json()["rules"]
+    middle = [r for r in before if r["source"] == "user"][1]
+    assert client.delete(f"/api/rules/{middle['id']}").status_code == 200
+
+    restored = client.post("/api/rules/restore", json=middle)
+    assert restored.status_code == 201, restored.text
+    assert restored.json()["rule"] == middle
+    assert client.get("/api/rules", params=where).json()["rules"] == before
+    # An Undo sent twice restores once.
+    assert client.post("/api/rules/restore", json=middle).json()["rule"] == middle
+    assert client.get("/api/rules", params=where).json()["rules"] == before
+
+    default = before[0]
+    assert default["source"] == "default"
+    assert client.post("/api/rules/restore", json=default).status_code == 400
+    for bad in (
+        {**middle, "id": ""},
+        {**middle, "created_at": None},
+        {**middle, "created_at": "yesterday"},
+        {**middle, "hits": -1},
+        {**middle, "hits": 1.5},
+        {**middle, "spec": "run_shell("},
+    ):
+        answer = client.post("/api/rules/restore", json=bad)
+        assert answer.status_code == 400 and answer.json()["error"], bad
+
+
 def test_claude_code_rules_are_imported(client: TestClient, workspace: Path) -> None:
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(

@@ -93,6 +93,7 @@ export const safetyApi = {
   createRule: async (rule) => (await request("POST", "/api/rules", rule)).rule,
   updateRule: async (id, rule) => (await request("PUT", `/api/rules/${enc(id)}`, rule)).rule,
   deleteRule: (id) => request("DELETE", `/api/rules/${enc(id)}`),
+  restoreRule: async (rule) => (await request("POST", "/api/rules/restore", rule)).rule,
   importRules: (workspace) => request("POST", "/api/rules/import", { workspace }),
   // `by`: the surface that answered, as rules scoped to a surface know it.
   answer: (runId, callId, body) =>

@@ -3,6 +3,9 @@
 // current run's session), with their hits. Add, edit, delete (not the
 // defaults), and import from the workspace's .claude/settings.json. The server
 // parses every rule: its 400 message is shown where the rule was typed.
+// A delete is done at once (a rule the user no longer wants must stop
+// applying), and a notice offers to undo it for a few seconds: the server puts
+// the rule back as it was, in its place (POST /api/rules/restore).
 
 import { byId, h, showText } from "./dom.js";
 import { absoluteTime, relativeTime } from "./format.js";
@@ -15,6 +18,8 @@ const SCOPES = [
   ["global", "global"],
 ];
 const SOURCES = { user: "you", default: "built in", "claude-settings": ".claude/settings.json" };
+// How long the Undo of a delete is offered; the time stops while the pointer or the focus is on it.
+const UNDO_MS = 8000;
 
 function select(options, value, props) {
   return h(
@@ -40,6 +45,8 @@ export class RulesView {
     this.error = byId("rules-error");
     this.list = byId("rule-list");
     this.empty = byId("rules-empty");
+    this.undoSlot = byId("rule-undo-slot");
+    this.undoTimer = 0;
     this.rules = [];
     this.editing = null;
     this.sessionId = null;
@@ -238,14 +245,69 @@ export class RulesView {
   }
 
   async remove(rule, button) {
+    const fromKeyboard = button.matches(":focus-visible");
     button.disabled = true;
     try {
       await safetyApi.deleteRule(rule.id);
       this.hideError();
+      this.offerUndo(rule, { focus: fromKeyboard });
       await this.load();
     } catch (error) {
       button.disabled = false;
       this.showError(`Could not delete ${rule.spec}: ${error.message}`);
+    }
+  }
+
+  /** The notice after a delete: only the last one can be undone. */
+  offerUndo(rule, { focus = false } = {}) {
+    const undo = h(
+      "button",
+      {
+        type: "button",
+        class: "btn btn-secondary btn-small",
+        dataset: { testid: "rule-undo" },
+        "aria-label": `Undo: restore ${rule.effect} ${rule.spec}`,
+        on: { click: () => this.undo(rule, undo) },
+      },
+      "Undo",
+    );
+    const notice = h(
+      "div",
+      { class: "rule-undo", dataset: { testid: "rule-undo-toast" } },
+      h("span", { class: "rule-undo-text" }, "Rule deleted ", h("code", {}, `${rule.effect} ${rule.spec}`)),
+      undo,
+    );
+    const wait = () => {
+      clearTimeout(this.undoTimer);
+      this.undoTimer = setTimeout(() => this.dropUndo(), UNDO_MS);
+    };
+    const hold = () => clearTimeout(this.undoTimer);
+    notice.addEventListener("pointerenter", hold);
+    notice.addEventListener("pointerleave", wait);
+    notice.addEventListener("focusin", hold);
+    notice.addEventListener("focusout", wait);
+    this.undoSlot.replaceChildren(notice);
+    wait();
+    // The row and its Delete button are gone: a keyboard user lands on Undo.
+    if (focus) undo.focus();
+  }
+
+  dropUndo() {
+    clearTimeout(this.undoTimer);
+    this.undoTimer = 0;
+    this.undoSlot.replaceChildren();
+  }
+
+  async undo(rule, button) {
+    button.disabled = true;
+    try {
+      await safetyApi.restoreRule(rule);
+      this.dropUndo();
+      this.hideError();
+      await this.load();
+    } catch (error) {
+      button.disabled = false;
+      this.showError(`Could not restore ${rule.spec}: ${error.message}`);
     }
   }
 

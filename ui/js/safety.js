@@ -19,6 +19,9 @@ export const MODES = [
   { value: "emergency-stop", label: "Emergency stop", hint: "Every tool call is denied" },
 ];
 const OVERRIDING = new Set(["read-only", "plan", "emergency-stop"]);
+// The header's summary of a mode, where it differs from the mode's name: beside
+// the pressed Emergency stop button, "Stopped" says the state without naming it twice.
+const SUMMARIES = { "emergency-stop": "Stopped" };
 
 export function modeLabel(mode) {
   return MODES.find((m) => m.value === mode)?.label ?? String(mode || "");
@@ -198,7 +201,7 @@ export class SafetyControls {
     this.readout.textContent = this.readoutText(mode, level, bandName);
     for (const input of this.modeSwitch.querySelectorAll("input")) input.checked = input.value === mode;
 
-    const label = overridden ? modeLabel(mode) : `${bandName} · ${level.toFixed(2)}`;
+    const label = overridden ? SUMMARIES[mode] ?? modeLabel(mode) : `${bandName} · ${level.toFixed(2)}`;
     this.summary.textContent = label;
     this.toggle.dataset.mode = mode;
     this.toggle.dataset.band = bandKey(bandName);

@@ -29,6 +29,8 @@ from server.engine.store.rule_records import PreferenceRecord, RuleRecord
 
 _MODE_KEY = "permissions.mode"
 _LEVEL_KEY = "autonomy.level"
+# Where a saved rule comes from; the defaults are never stored, so never restored.
+_RESTORABLE_SOURCES = frozenset({"user", "claude-settings"})
 
 
 def _to_rule(row: RuleRecord) -> Rule:
@@ -162,6 +164,31 @@ class RuleBook:
         updated = self.get(rule_id)
         assert updated is not None
         return updated
+
+    def restore(self, rule: Rule) -> Rule:
+        """Put a deleted rule back as it was (the Undo of a delete): its id, its
+        place in the list (``created_at``), its hits. One that is there already
+        (an Undo sent twice, or the same rule saved again since) is returned instead."""
+        if rule.source not in _RESTORABLE_SOURCES or rule.id.startswith("default:"):
+            raise RuleError("only a rule that was saved can be restored")
+        if not rule.id:
+            raise RuleError("a restored rule needs the id it had")
+        if rule.hits < 0:
+            raise RuleError("a rule's hits cannot be negative")
+        existing = self.get(rule.id) or self._identical(rule)
+        if existing is not None:
+            return existing
+        RuleRecord.create(
+            id=rule.id,
+            source=rule.source,
+            hits=rule.hits,
+            last_used_at=rule.last_used_at,
+            created_at=rule.created_at,
+            **_columns(rule),
+        )
+        restored = self.get(rule.id)
+        assert restored is not None
+        return restored
 
     def delete(self, rule_id: str) -> bool:
         if rule_id.startswith("default:"):

@@ -49,6 +49,28 @@ def test_update_delete_and_the_defaults(book: RuleBook) -> None:
     assert book.delete(rule.id) and not book.delete(rule.id)
 
 
+def test_a_restored_rule_keeps_its_id_place_and_hits(book: RuleBook) -> None:
+    first, second, third = (book.create("allow", f"read_file({n}/**)") for n in "abc")
+    book.record_hit(second)
+    book.record_hit(second)
+    used = book.get(second.id)
+    assert used is not None and used.hits == 2 and used.last_used_at is not None
+    before = book.all_rules()
+    assert book.delete(second.id)
+
+    assert book.restore(used) == used
+    assert book.all_rules() == before
+    assert book.restore(used) == used  # twice is once
+    assert book.all_rules() == before
+    # Saved again since under another id: that one stands, no duplicate.
+    assert book.delete(third.id)
+    again = book.create("allow", "read_file(c/**)")
+    assert book.restore(third) == again
+    with pytest.raises(RuleError):
+        book.restore(book.rules()[0])  # a default: never removed, never restored
+    assert first in book.all_rules()
+
+
 def test_the_contract_is_remembered_over_the_settings(book: RuleBook) -> None:
     defaults = AutonomySettings(level=0.2, mode="supervised")
     assert book.contract(defaults) == Contract(Mode.SUPERVISED, 0.2)
