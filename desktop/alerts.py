@@ -84,7 +84,7 @@ def describe(level: str, reading: Mapping[str, Any]) -> tuple[str, str]:
         if isinstance(percent, int | float) and not isinstance(percent, bool):
             figures += f" ({percent:.0f}%)"
     elif used:
-        figures = f"{used} tokens"
+        figures = f"{used} tokens (window unknown)"
     elif isinstance(reading.get("tool_calls"), int):
         figures = f"{reading['tool_calls']} tool calls (no token counts)"
     else:

@@ -1,7 +1,8 @@
 """``sparrow compact``: a handoff doc of a conversation, written to
 ``<workspace>/.sparrow/handoff/<timestamp>.md`` (or ``--out``): that of
 ``--run``, else of the latest run on the workspace; with no run at all, an
-empty doc with its task. The engine distils it; this only finds the
+empty doc with its task. With ``--session``, that of a Claude Code or Codex
+session, in its own folder. The engine distils it; this only finds the
 transcripts and says where the doc went."""
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def _texts(runs: list[RunInfo]) -> list[str] | str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.session:
+        return _session(args)
     found = _conversation(args)
     if isinstance(found, str):
         return fail(found)
@@ -76,6 +79,49 @@ def handle(args: argparse.Namespace) -> int:
         path = write_handoff(doc, workspace, out)
     except OSError as exc:
         return fail(f"the handoff doc could not be written: {exc}")
+    if args.json:
+        print(json.dumps({**doc.to_dict(), "path": str(path)}, ensure_ascii=False))
+    else:
+        print(path)
+    return 0
+
+
+def _session(args: argparse.Namespace) -> int:
+    from server.core.paths import resolve_paths
+    from server.core.settings import SettingsError, load_settings
+    from server.monitor.discovery import session_roots
+    from server.monitor.handoff_source import find_session
+    from server.monitor.levels import MonitorConfig
+    from server.monitor.windows import state_lookup
+    from server.runtime.session_handoff import SessionHandoffError, session_doc, write_session_doc
+
+    if args.run or args.workspace:
+        return fail("--session names the conversation: leave out --run and --workspace")
+    try:
+        paths = resolve_paths()
+        settings = load_settings(paths.config_file).monitor
+        config = MonitorConfig.from_settings(settings, lookup=state_lookup(paths.state))
+    except (SettingsError, ValueError) as exc:
+        return fail(str(exc))
+    roots = session_roots()
+    found = find_session(args.session, roots)
+    if found is None:
+        places = ", ".join(root.path for root in roots)
+        return fail(
+            f"no Claude Code or Codex session {args.session!r} (looked for a transcript by "
+            f"that path, or by that session id in {places}); `sparrow monitor --json` lists them"
+        )
+    try:
+        doc, work = session_doc(
+            found.path, found.tool, config, task=redact(args.task or ""), subagent=found.subagent
+        )
+        out = Path(args.out).expanduser().absolute() if args.out else None
+        path = write_session_doc(doc, work, out)
+    except OSError as exc:
+        return fail(f"the transcript could not be read: {exc}")
+    except SessionHandoffError as exc:
+        hint = " with --out PATH" if not args.out else ""
+        return fail(f"{exc}{hint}")
     if args.json:
         print(json.dumps({**doc.to_dict(), "path": str(path)}, ensure_ascii=False))
     else:

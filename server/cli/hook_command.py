@@ -34,6 +34,7 @@ from server.monitor.levels import (
 )
 from server.monitor.reader import read_transcript
 from server.monitor.state import CLAUDE_CODE, SessionState
+from server.monitor.windows import Lookup, state_lookup
 
 HOOK_EVENT = "PostToolUse"
 HOOK_ARGS = "hook claude-code"
@@ -74,8 +75,11 @@ def respond(payload: dict[str, Any], env: dict[str, str]) -> dict[str, Any] | No
     session_id = _text(payload.get("session_id")) or "unknown"
     transcript = _text(payload.get("transcript_path"))
     cwd = _text(payload.get("cwd"))
-    config = load_config(env, cwd)
-    count = _count_call(state_dir(env), session_id)
+    folder = state_dir(env)
+    # The window the price data gives, as the app or an earlier call kept it: the
+    # price data itself loads in ~0.7 s, once per model.
+    config = load_config(env, cwd, state_lookup(folder))
+    count = _count_call(folder, session_id)
     if not should_check(count, config.check_frequency):
         return None
     if transcript:
@@ -106,11 +110,17 @@ def message(
         )
     tokens = found.tokens or 0
     model = f", model {state.model}" if state.model else ""
-    text = (
-        f"[Sparrow context monitor] Context: {tokens:,} of {found.window:,} tokens "
-        f"({tokens / found.window:.0%}){model}. Level: {found.level} "
-        f"(warning from {found.warning_at:,} tokens, critical from {found.critical_at:,})."
-    )
+    if found.window is None:
+        figures = f"{tokens:,} tokens (the model's context window is not known)"
+    else:
+        figures = f"{tokens:,} of {found.window:,} tokens ({tokens / found.window:.0%})"
+    text = f"[Sparrow context monitor] Context: {figures}{model}. Level: {found.level}"
+    bounds = []
+    if found.warning_at is not None:
+        bounds.append(f"warning from {found.warning_at:,} tokens")
+    if found.critical_at is not None:
+        bounds.append(f"critical from {found.critical_at:,}")
+    text += f" ({', '.join(bounds)})." if bounds else "."
     if found.level == CRITICAL:
         folder = os.path.join(cwd, ".sparrow", "handoff") if cwd else ".sparrow/handoff"
         text += (
@@ -125,18 +135,19 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def load_config(env: dict[str, str], cwd: str = "") -> MonitorConfig:
-    """The monitor settings: the defaults unless a config file exists (then parsed)."""
+def load_config(env: dict[str, str], cwd: str = "", lookup: Lookup | None = None) -> MonitorConfig:
+    """The monitor settings: the defaults unless a config file exists (then parsed).
+    ``lookup``: where a window nothing else states comes from (None: nowhere)."""
     config_file = os.path.join(config_dir(env), "config.toml")
     local = os.path.join(cwd, ".sparrow", "config.toml") if cwd else ""
     if not os.path.isfile(config_file) and not (local and os.path.isfile(local)):
-        return MonitorConfig()
+        return MonitorConfig(lookup=lookup)
     from pathlib import Path
 
     from server.core.settings import load_settings
 
     settings = load_settings(Path(config_file), Path(cwd) if local else None)
-    return MonitorConfig.from_settings(settings.monitor)
+    return MonitorConfig.from_settings(settings.monitor, lookup=lookup)
 
 
 def config_dir(env: dict[str, str]) -> str:

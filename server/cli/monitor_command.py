@@ -26,8 +26,9 @@ CLEAR = "\x1b[H\x1b[2J"
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        settings = load_settings(resolve_paths().config_file).monitor
-        monitor = SessionMonitor(settings)
+        paths = resolve_paths()
+        settings = load_settings(paths.config_file).monitor
+        monitor = SessionMonitor(settings, state_dir=paths.state)
     except (SettingsError, ValueError) as exc:
         return fail(str(exc))
     interval = settings.poll_seconds if args.interval is None else max(0.1, args.interval)
@@ -98,7 +99,7 @@ def render(readings: list[SessionReading], monitor: SessionMonitor, now: float, 
         return f"no live sessions (none written to in the last {hours:g}h) in {places}"
     header = (
         f"{'LEVEL':<9} {'TOOL':<11} {'PROJECT':<24} {'MODEL':<22} "
-        f"{'CONTEXT':>21} {'':<{BAR}} {'TREND':<10} {'COMPACTED':<13} ACTIVE"
+        f"{'CONTEXT':>22} {'':<{BAR}} {'TREND':<10} {'COMPACTED':<13} ACTIVE"
     )
     lines = [header]
     for r in readings:
@@ -107,31 +108,43 @@ def render(readings: list[SessionReading], monitor: SessionMonitor, now: float, 
             level = COLORS[r.level] + level + RESET
         project, model = _cut(_home(r.project), 24), _cut(_model(r.model), 22)
         lines.append(
-            f"{level} {r.tool:<11} {project:<24} {model:<22} {_context(r):>21} {_bar(r)} "
+            f"{level} {r.tool:<11} {project:<24} {model:<22} {_context(r):>22} {_bar(r)} "
             f"{_spark(r):<10} {_compacted(r, now):<13} {formatting.age(r.last_activity, now)}"
         )
     return "\n".join(lines)
 
 
+UNKNOWN_WINDOW = "window unknown"
+
+
 def _context(r: SessionReading) -> str:
+    window = UNKNOWN_WINDOW if r.window is None else formatting.tokens(r.window)
     if r.context_tokens is None:
         shown = "compacted" if r.after_compaction else "-"
         if r.level_source == "tool_calls":
             shown = f"{r.tool_calls} tool calls"
-        return f"{shown} / {formatting.tokens(r.window)}"
-    used, window = formatting.tokens(r.context_tokens), formatting.tokens(r.window)
+        return f"{shown} / {window}"
+    used = formatting.tokens(r.context_tokens)
+    if r.window is None:  # no percentage: it would need a denominator
+        return f"{used} / {window}"
     return f"{used} / {window} {r.percent or 0:>3.0f}%"
 
 
 def _bar(r: SessionReading) -> str:
+    if r.window is None:
+        return "·" * BAR  # nothing to fill: the context column says why
     filled = 0 if r.context_tokens is None else min(BAR, round(BAR * r.context_tokens / r.window))
     return "█" * filled + "░" * (BAR - filled)
 
 
 def _spark(r: SessionReading) -> str:
     points = [tokens for _, tokens in r.trend][-10:]
+    # Without a window, the line shows the shape of the trend against its own top.
+    scale = r.window or max(points, default=0)
+    if scale <= 0:
+        return ""
     top = len(SPARK) - 1
-    return "".join(SPARK[min(top, int(top * t / r.window))] for t in points)
+    return "".join(SPARK[min(top, int(top * t / scale))] for t in points)
 
 
 def _compacted(r: SessionReading, now: float) -> str:

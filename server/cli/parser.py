@@ -267,8 +267,10 @@ def _add_compact_command(sub: Any) -> None:
         help="write a handoff doc of a conversation (.sparrow/handoff/<timestamp>.md)",
         description="Distil a conversation into a handoff doc: its task, the files modified, "
         "decisions, tests run, blockers and next steps. The conversation is that of --run, "
-        "else that of the latest run on --workspace (default: the current folder). The doc "
-        "goes to <workspace>/.sparrow/handoff/<timestamp>.md, or --out; its path is printed.",
+        "else that of the latest run on --workspace (default: the current folder); or, with "
+        "--session, a Claude Code or Codex session the monitor watches. The doc goes to "
+        "<workspace>/.sparrow/handoff/<timestamp>.md (a session's: its own folder), or --out; "
+        "its path is printed.",
     )
     compact.add_argument(
         "--task", metavar="TEXT", help="what the work is (default: 'ad-hoc handoff')"
@@ -284,6 +286,12 @@ def _add_compact_command(sub: Any) -> None:
     )
     compact.add_argument(
         "--run", metavar="RUN_ID", help="this run's conversation (default: the latest run's)"
+    )
+    compact.add_argument(
+        "--session",
+        metavar="ID",
+        help="a Claude Code or Codex session instead: its key or session id as "
+        "`sparrow monitor --json` shows them, or its transcript's path",
     )
     compact.set_defaults(handler=_lazy("compact_command"))
 

@@ -72,15 +72,16 @@ class ContextThresholds:
 @dataclass(frozen=True)
 class MonitorSettings:
     """The session monitor (``[monitor]``; thresholds in ``[monitor.claude_code]``
-    and ``[monitor.codex]``; ``[monitor.windows]`` maps model-name prefixes to
-    their context windows, e.g. ``"claude-sonnet-4-5" = 1000000``)."""
+    and ``[monitor.codex]``, shares of the model's window unless above 1;
+    ``[monitor.windows]`` maps model-name prefixes to their context windows, e.g.
+    ``"claude-sonnet-4-5" = 1000000``, where the price data does not know one)."""
 
     check_frequency: int = 5  # the hook reads the transcript on the 1st and every Nth tool call
     fallback_tool_count: int = 500  # tool calls that make a warning when no usage is readable
     poll_seconds: float = 0.5  # a poll of 1,000 idle-ish files costs ~5 ms
     active_within_hours: float = 24.0  # sessions written to since then are shown and read
     claude_code: ContextThresholds = field(
-        default_factory=lambda: ContextThresholds(warning=100_000.0, critical=130_000.0)
+        default_factory=lambda: ContextThresholds(warning=0.5, critical=0.65)
     )
     codex: ContextThresholds = field(
         default_factory=lambda: ContextThresholds(warning=0.5, critical=0.65)

@@ -1,12 +1,14 @@
 """Levels: how close a session is to its context window, and when to look.
 
-Thresholds are per tool. A threshold above 1 is an absolute count of tokens
-(the reference's defaults: warning 100K, critical 130K); a threshold of 1 or
-less is a fraction of the model's window (0.5 = half the window), so that a
-1M-token window is not warned at 10%. When a transcript gives no usage at all,
-the reference's fallback applies: ``fallback_tool_count`` tool calls make a
-warning. ``check_frequency`` throttles the Claude Code hook: it reads the
-transcript on the first PostToolUse and then on every Nth.
+Thresholds are per tool. A threshold of 1 or less is a fraction of the model's
+window (the defaults, 0.5 and 0.65: the reference's 100K and 130K of a 200K
+window), so that a 1M-token window is not warned at 13%; a threshold above 1
+is an absolute count of tokens. The window is the model's real one
+(``windows``) or unknown: then there is no percentage and no level by ratio,
+only by an absolute threshold if one is configured. When a transcript gives no
+usage at all, the reference's fallback applies: ``fallback_tool_count`` tool
+calls make a warning. ``check_frequency`` throttles the Claude Code hook: it
+reads the transcript on the first PostToolUse and then on every Nth.
 
 Plain classes, not dataclasses: the hook process imports this.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from server.core.config_keys import table_header, toml_name
 from server.monitor.state import CLAUDE_CODE, CODEX, SessionState
+from server.monitor.windows import Lookup, Memo, price_window, resolve_window
 
 UNKNOWN = "unknown"
 OK = "ok"
@@ -31,29 +34,16 @@ RANK = {level: rank for rank, level in enumerate(LEVELS)}
 FROM_USAGE = "usage"
 FROM_COMPACTION = "compaction"  # compacted, no usage since: small, size not yet known
 FROM_TOOL_CALLS = "tool_calls"  # no usage could be read: the fallback heuristic
+FROM_NO_WINDOW = "no_window"  # the context is known; the thresholds are shares of no known window
 FROM_NOTHING = "none"
 
 DEFAULT_CHECK_FREQUENCY = 5
 DEFAULT_FALLBACK_TOOL_COUNT = 500
-# (warning, critical) per tool. Claude Code: the reference's absolute figures.
-# Codex states its window in the rollout, so a fraction of it: the same 50% / 65%
-# that 100K / 130K are of a 200K window.
+# (warning, critical) per tool: the same 50% / 65% that the reference's 100K /
+# 130K are of a 200K window, for every window.
 DEFAULT_LIMITS: dict[str, tuple[float, float]] = {
-    CLAUDE_CODE: (100_000.0, 130_000.0),
+    CLAUDE_CODE: (0.5, 0.65),
     CODEX: (0.5, 0.65),
-}
-
-DEFAULT_WINDOW = 200_000
-LONG_WINDOW = 1_000_000  # Claude's long-context window
-# Model name prefixes and their context windows (the longest matching prefix wins).
-KNOWN_WINDOWS: dict[str, int] = {
-    "claude-": 200_000,
-    "gpt-5": 272_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "codex-mini": 200_000,
 }
 
 
@@ -68,19 +58,22 @@ class Limits:
         self.warning = float(warning)
         self.critical = float(critical)
 
-    def at(self, window: int) -> tuple[int, int]:
-        """(warning, critical) in tokens for a window of ``window`` tokens."""
+    def at(self, window: int | None) -> tuple[int | None, int | None]:
+        """(warning, critical) in tokens for a window of ``window`` tokens; None
+        for a share of a window not known."""
         return threshold_tokens(self.warning, window), threshold_tokens(self.critical, window)
 
 
-def threshold_tokens(value: float, window: int) -> int:
-    return math.ceil(value * window) if value <= 1.0 else int(value)
+def threshold_tokens(value: float, window: int | None) -> int | None:
+    if value > 1.0:
+        return int(value)
+    return None if window is None else math.ceil(value * window)
 
 
 class MonitorConfig:
     """What the levels depend on; built from ``MonitorSettings`` or the defaults."""
 
-    __slots__ = ("check_frequency", "fallback_tool_count", "limits", "windows")
+    __slots__ = ("check_frequency", "fallback_tool_count", "limits", "lookup", "windows")
 
     def __init__(
         self,
@@ -88,15 +81,18 @@ class MonitorConfig:
         check_frequency: int = DEFAULT_CHECK_FREQUENCY,
         fallback_tool_count: int = DEFAULT_FALLBACK_TOOL_COUNT,
         windows: Mapping[str, int] | None = None,
+        lookup: Lookup | None = price_window,
     ) -> None:
         base = {tool: Limits(*pair) for tool, pair in DEFAULT_LIMITS.items()}
         self.limits: dict[str, Limits] = {**base, **(limits or {})}
         self.check_frequency = max(1, check_frequency)
         self.fallback_tool_count = fallback_tool_count  # 0 turns the fallback off
         self.windows: dict[str, int] = dict(windows or {})
+        # The last resort for a model's window (the price data); asked once per model.
+        self.lookup: Lookup | None = None if lookup is None else Memo(lookup)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> MonitorConfig:
+    def from_settings(cls, settings: Any, lookup: Lookup | None = price_window) -> MonitorConfig:
         """From a ``server.core.settings.MonitorSettings`` (typed loosely: not imported here)."""
         return cls(
             limits={
@@ -106,6 +102,18 @@ class MonitorConfig:
             check_frequency=settings.check_frequency,
             fallback_tool_count=settings.fallback_tool_count,
             windows=_windows(settings.windows),
+            lookup=lookup,
+        )
+
+    def window_of(self, state: SessionState) -> tuple[int | None, str | None]:
+        """The session's window and where it comes from; (None, None): not known."""
+        return resolve_window(
+            state.tool,
+            state.model,
+            state.reported_window,
+            state.context_tokens,
+            self.windows,
+            self.lookup,
         )
 
     def limits_for(self, tool: str) -> Limits:
@@ -122,55 +130,40 @@ def _windows(table: Mapping[str, object]) -> dict[str, int]:
     return windows
 
 
-def context_window(
-    model: str | None,
-    reported: int | None = None,
-    tokens: int | None = None,
-    overrides: Mapping[str, int] | None = None,
-) -> int:
-    """The model's context window: as the transcript states it, else as configured
-    or known for the model, else 200K; never less than the context seen in it."""
-    window = reported or _window_of(model, overrides)
-    if tokens is not None and tokens > window:
-        # More context than the window: it is the long-context variant.
-        window = LONG_WINDOW if tokens <= LONG_WINDOW else tokens
-    return window
-
-
-def _window_of(model: str | None, overrides: Mapping[str, int] | None) -> int:
-    if not model:
-        return DEFAULT_WINDOW
-    name = model.lower()
-    for table in (overrides or {}, KNOWN_WINDOWS):
-        best = max((p for p in table if name.startswith(p.lower())), key=len, default=None)
-        if best is not None and table[best] > 0:
-            return table[best]
-    if name.endswith("[1m]") or "-1m" in name:
-        return LONG_WINDOW
-    return DEFAULT_WINDOW
-
-
 class Assessment:
     """A session's figures against its thresholds."""
 
-    __slots__ = ("critical_at", "level", "percent", "source", "tokens", "warning_at", "window")
+    __slots__ = (
+        "critical_at",
+        "level",
+        "percent",
+        "source",
+        "tokens",
+        "warning_at",
+        "window",
+        "window_source",
+    )
 
     def __init__(
         self,
         tokens: int | None,
-        window: int,
+        window: int | None,
         level: str,
         source: str,
-        warning_at: int,
-        critical_at: int,
+        warning_at: int | None,
+        critical_at: int | None,
+        window_source: str | None = None,
     ) -> None:
         self.tokens = tokens
-        self.window = window
+        self.window = window  # None: not known, and no percentage is made up
+        self.window_source = window_source
         self.level = level
         self.source = source
-        self.warning_at = warning_at
+        self.warning_at = warning_at  # None: a share of a window not known
         self.critical_at = critical_at
-        self.percent = None if tokens is None else round(100.0 * tokens / window, 1)
+        self.percent = (
+            None if tokens is None or window is None else round(100.0 * tokens / window, 1)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -180,11 +173,12 @@ def assess(state: SessionState, config: MonitorConfig, tool_calls: int | None = 
     """The level of ``state`` under ``config``. ``tool_calls`` replaces the count
     read from the transcript for the fallback (the hook counts its own calls)."""
     tokens = state.context_tokens
-    window = context_window(state.model, state.reported_window, tokens, config.windows)
+    window, window_source = config.window_of(state)
     warning_at, critical_at = config.limits_for(state.tool).at(window)
     if tokens is not None:
-        level = CRITICAL if tokens >= critical_at else WARNING if tokens >= warning_at else OK
-        source = FROM_USAGE
+        level, source = _level(tokens, warning_at, critical_at), FROM_USAGE
+        if level == UNKNOWN:
+            source = FROM_NO_WINDOW
     elif state.after_compaction:
         level, source = OK, FROM_COMPACTION
     else:
@@ -194,7 +188,17 @@ def assess(state: SessionState, config: MonitorConfig, tool_calls: int | None = 
             level, source = WARNING, FROM_TOOL_CALLS
         else:
             level, source = UNKNOWN, FROM_NOTHING
-    return Assessment(tokens, window, level, source, warning_at, critical_at)
+    return Assessment(tokens, window, level, source, warning_at, critical_at, window_source)
+
+
+def _level(tokens: int, warning_at: int | None, critical_at: int | None) -> str:
+    """The level by the thresholds that are known. Below the known ones, OK only
+    when the warning threshold is one of them: else it cannot be said."""
+    if critical_at is not None and tokens >= critical_at:
+        return CRITICAL
+    if warning_at is not None:
+        return WARNING if tokens >= warning_at else OK
+    return UNKNOWN
 
 
 def should_check(count: int, frequency: int) -> bool:

@@ -17,18 +17,19 @@ class SessionReading:
     project: str  # the session's working folder (or Claude's folder name for it)
     model: str | None
     context_tokens: int | None  # None: no usage yet, or compacted since the last one
-    window: int
+    window: int | None  # None: not known (no percentage then)
     percent: float | None
     level: str  # "unknown", "ok", "warning", "critical"
-    level_source: str  # "usage", "compaction", "tool_calls" (fallback) or "none"
-    warning_at: int  # the thresholds in tokens for this window
-    critical_at: int
+    level_source: str  # "usage", "compaction", "tool_calls" (fallback), "no_window" or "none"
+    warning_at: int | None  # the thresholds in tokens for this window (None: a share of
+    critical_at: int | None  # a window not known)
     last_activity: float  # seconds since the epoch
     tool_calls: int  # seen since the watcher started reading the file
     after_compaction: bool
     compactions: tuple[Compaction, ...] = ()  # the most recent, oldest first
     trend: tuple[tuple[float, int], ...] = ()  # (when, context tokens), oldest first
     parent_session: str | None = None  # a subagent's session
+    window_source: str | None = None  # "transcript", "settings", "price data", "long context"
 
     @property
     def key(self) -> str:
@@ -54,6 +55,7 @@ class SessionReading:
             "model": self.model,
             "context_tokens": self.context_tokens,
             "window": self.window,
+            "window_source": self.window_source,
             "percent": self.percent,
             "level": self.level,
             "level_source": self.level_source,
@@ -78,6 +80,7 @@ def reading_of(state: SessionState, config: MonitorConfig) -> SessionReading:
         model=state.model,
         context_tokens=found.tokens,
         window=found.window,
+        window_source=found.window_source,
         percent=found.percent,
         level=found.level,
         level_source=found.source,

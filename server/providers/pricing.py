@@ -52,7 +52,8 @@ def _settings_pricer(budget: BudgetSettings, model_id: str) -> Pricer | None:
 
 
 @functools.cache
-def _model_info(price_id: str, model: str) -> Any | None:
+def _model_info(price_id: str | None, model: str) -> Any | None:
+    """``price_id`` None: the provider whose models match ``model``'s name."""
     from genai_prices import data_snapshot
 
     try:
@@ -60,6 +61,17 @@ def _model_info(price_id: str, model: str) -> Any | None:
     except LookupError:
         return None
     return info
+
+
+def context_window_of(model: str, price_id: str | None = None) -> int | None:
+    """The context window genai-prices' data gives ``model`` (of ``price_id``, else
+    of whichever provider's models match its name), or None. The first call loads
+    the data (~0.5 s): callers on an event loop run it in a worker thread."""
+    info = _model_info(price_id, model)
+    if info is None and price_id is not None:
+        info = _model_info(None, model)  # a proxy's model: another vendor's
+    window = getattr(info, "context_window", None) if info is not None else None
+    return int(window) if isinstance(window, int) and window > 0 else None
 
 
 def _data_pricer(price_id: str, model: str) -> Pricer | None:

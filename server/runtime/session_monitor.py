@@ -33,6 +33,7 @@ from server.monitor.levels import RANK, UNKNOWN, WARNING, MonitorConfig
 from server.monitor.reader import GONE, UNCHANGED, UNREADABLE, SessionReader
 from server.monitor.reading import SessionReading, by_urgency, reading_of
 from server.monitor.state import SessionState
+from server.monitor.windows import state_lookup
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +108,12 @@ class SessionMonitor:
         *,
         roots: list[Root] | None = None,
         clock: Callable[[], float] = time.time,
+        state_dir: str | os.PathLike[str] | None = None,
     ) -> None:
+        """``state_dir``: Sparrow's state folder, where the models' windows looked
+        up in the price data are kept for every process (None: in memory only)."""
         self.settings = settings or MonitorSettings()
-        self.config = MonitorConfig.from_settings(self.settings)
+        self.config = MonitorConfig.from_settings(self.settings, lookup=state_lookup(state_dir))
         self.roots = session_roots() if roots is None else roots
         self._clock = clock
         self._files: dict[str, _File] = {}

@@ -57,7 +57,7 @@ def create_app(
         paths.ensure()
         store = Store(paths.database)
         try:
-            feed = MonitorFeed(*make_monitor(paths.config_file))
+            feed = MonitorFeed(*make_monitor(paths.config_file, paths.state))
             async with anyio.create_task_group() as tg:
                 # The monitor's first poll runs in the background: the server answers meanwhile.
                 tg.start_soon(feed.run)

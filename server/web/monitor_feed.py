@@ -29,16 +29,18 @@ log = logging.getLogger(__name__)
 MAX_LEVELS = 64  # level crossings kept for sockets that are behind
 
 
-def make_monitor(config_file: Path) -> tuple[SessionMonitor, str | None]:
+def make_monitor(
+    config_file: Path, state_dir: Path | None = None
+) -> tuple[SessionMonitor, str | None]:
     """The monitor with the user's ``[monitor]`` settings, watching the folders
     discovery finds (``$CLAUDE_CONFIG_DIR``, ``~/.claude``, ``$CODEX_HOME``...).
     A broken setting does not stop the app: the defaults apply and the error is
     returned, for the UI to show."""
     try:
-        return SessionMonitor(load_settings(config_file).monitor), None
+        return SessionMonitor(load_settings(config_file).monitor, state_dir=state_dir), None
     except (SettingsError, ValueError) as exc:
         log.warning("session monitor: using the default settings: %s", exc)
-        return SessionMonitor(MonitorSettings()), str(exc)
+        return SessionMonitor(MonitorSettings(), state_dir=state_dir), str(exc)
 
 
 class MonitorFeed:

@@ -1,8 +1,12 @@
 """The session monitor's routes: ``GET /api/monitor`` (the live sessions, most
-urgent first) and the WebSocket ``/ws/monitor`` (the same, at once and after
-every change, and each level crossing). See docs/api.md, "Session monitor"."""
+urgent first), the WebSocket ``/ws/monitor`` (the same, at once and after
+every change, and each level crossing) and ``POST /api/monitor/sessions/handoff``
+(a handoff doc of a live session, in its folder). See docs/api.md, "Session
+monitor"."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import anyio
 from starlette.requests import HTTPConnection, Request
@@ -10,6 +14,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server.monitor.discovery import describe_path
+from server.monitor.reading import SessionReading
+from server.runtime.runs import RunRequestError
+from server.runtime.session_handoff import SessionHandoffError, session_doc, write_session_doc
+from server.web.api import _json_object, error
 from server.web.monitor_feed import MonitorFeed
 
 
@@ -21,6 +30,45 @@ def feed_of(connection: HTTPConnection) -> MonitorFeed:
 
 async def monitor_state(request: Request) -> JSONResponse:
     return JSONResponse(await feed_of(request).current_state())
+
+
+async def session_handoff(request: Request) -> JSONResponse:
+    """Write a handoff doc of a session the monitor shows now (only those: the
+    key is a path, and no other file is read)."""
+    feed = feed_of(request)
+    try:
+        data = await _json_object(request)
+    except RunRequestError as exc:
+        return error(400, str(exc))
+    key, task = data.get("key"), data.get("task", "")
+    if not isinstance(key, str) or not key:
+        return error(400, "'key' is required: a session's key, as /api/monitor lists it")
+    if not isinstance(task, str):
+        return error(400, "'task' must be a string")
+    reading = await anyio.to_thread.run_sync(feed.monitor.reading, key)
+    if reading is None:
+        return error(404, "no live session with this key (it may have gone idle)")
+    try:
+        path = await anyio.to_thread.run_sync(_write_doc, feed, reading, task)
+    except SessionHandoffError as exc:
+        return error(409, str(exc))
+    except OSError as exc:
+        return error(409, f"the transcript could not be read: {exc}")
+    return JSONResponse({"path": str(path)})
+
+
+def _write_doc(feed: MonitorFeed, reading: SessionReading, task: str) -> Path:
+    described = describe_path(reading.path, feed.monitor.roots)
+    subagent = described is not None and described[1].subagent
+    doc, work = session_doc(
+        reading.path,
+        reading.tool,
+        feed.monitor.config,
+        task=task,
+        subagent=subagent,
+        reading=reading,
+    )
+    return write_session_doc(doc, work)
 
 
 async def monitor_socket(websocket: WebSocket) -> None:
@@ -61,5 +109,6 @@ async def _read_commands(websocket: WebSocket) -> None:
 def monitor_routes() -> list[BaseRoute]:
     return [
         Route("/api/monitor", monitor_state),
+        Route("/api/monitor/sessions/handoff", session_handoff, methods=["POST"]),
         WebSocketRoute("/ws/monitor", monitor_socket),
     ]

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from server.engine.handoff import HandoffDoc
+from server.monitor.discovery import escape_cwd
 from tests.cli.test_cli import SPARROW, ndjson, sparrow
+from tests.monitor import transcripts as t
 
 KEYS = [
     "task",
@@ -192,3 +194,77 @@ def test_a_missing_workspace_fails_clearly(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"workspace not found: {tmp_path / 'gone'}" in result.stderr
     assert "--out PATH" in result.stderr
+
+
+# --- --session: a Claude Code or Codex session ---------------------------------------
+
+
+def claude_transcript(tmp_path: Path, project: Path, **kw: Any) -> Path:
+    """A Claude Code session where discovery looks (the conftest's CLAUDE_CONFIG_DIR)."""
+    folder = tmp_path / "claude-config" / "projects" / escape_cwd(str(project))
+    return t.write(folder / f"{t.SESSION}.jsonl", *t.claude_work(str(project), **kw))
+
+
+def test_session_of_claude_code_by_its_id(tmp_path: Path) -> None:
+    project = tmp_path / "engine"
+    project.mkdir()
+    claude_transcript(tmp_path, project, model="claude-opus-5-5")
+    data = json.loads(compact("--session", t.SESSION, "--json").stdout)
+    path = Path(data.pop("path"))
+    assert path.parent == project / ".sparrow" / "handoff" and STAMPED.fullmatch(path.name)
+    assert data == {
+        "task": "Port the scheduler to the new queue.",
+        # From the edit calls that succeeded, not from paths the messages mention.
+        "files_modified": ["src/queue.py", "src/shim.py", "/elsewhere/notes.md"],
+        "decisions": ["decision: keep the old API as a shim"],
+        # From the commands that ran: not the refused one, nor the user's words.
+        "tests_run": ["pytest -q tests/test_queue.py"],
+        "blockers": [
+            "Also: pytest is slow here, blocked by the CI quota.",
+            "Blocker: the fixture for tests/conftest.py is missing.",
+        ],
+        "next_steps": [],
+        # The Monitor's figures: a 1M-window model.
+        "context": "ctx 14% · 142,300 of 1,000,000 tokens · level ok · claude-opus-5-5",
+    }
+    assert HandoffDoc.parse(path.read_text(encoding="utf-8")).to_dict() == data
+
+
+def test_session_of_codex_by_its_rollouts_path(tmp_path: Path) -> None:
+    project = tmp_path / "parser"
+    project.mkdir()
+    rollout = t.write(t.codex_file(tmp_path / "codex-home"), *t.codex_work(str(project)))
+    printed = compact("--session", str(rollout), "--task", "streaming parser").stdout.strip()
+    doc = HandoffDoc.parse(Path(printed).read_text(encoding="utf-8"))
+    assert Path(printed).parent == project / ".sparrow" / "handoff"
+    assert doc.task == "streaming parser"
+    assert doc.files_modified == ["src/parser.rs", "src/stream.rs"]
+    assert doc.tests_run == ["cargo test --quiet", "pytest -x tests/"]
+    assert doc.decisions == ["Decision: parse line by line, no buffering."]
+    assert doc.blockers == ["This is blocked by the missing lexer tokens."]
+    assert doc.context == "ctx 33% · 90,000 of 272,000 tokens · level ok · gpt-5-codex"
+
+
+def test_session_whose_window_nobody_knows(tmp_path: Path) -> None:
+    project = tmp_path / "engine"
+    project.mkdir()
+    claude_transcript(tmp_path, project, model="acme-coder-7")
+    data = json.loads(compact("--session", t.SESSION, "--json").stdout)
+    assert data["context"] == "ctx 142,300 tokens · window unknown · level unknown · acme-coder-7"
+
+
+def test_session_errors_are_clear(tmp_path: Path) -> None:
+    unknown = compact("--session", "no-such-session", check=False)
+    assert unknown.returncode == 1
+    assert "no Claude Code or Codex session 'no-such-session'" in unknown.stderr
+    gone = tmp_path / "gone"  # the session's folder was deleted since
+    claude_transcript(tmp_path, gone)
+    failed = compact("--session", t.SESSION, check=False)
+    assert failed.returncode == 1
+    assert f"the session's folder is not there ({gone})" in failed.stderr
+    assert "--out PATH" in failed.stderr
+    out = tmp_path / "kept" / "handoff.md"
+    assert compact("--session", t.SESSION, "--out", str(out)).stdout.strip() == str(out)
+    assert HandoffDoc.parse(out.read_text(encoding="utf-8")).files_modified[0] == "src/queue.py"
+    both = compact("--session", t.SESSION, "--run", "r-1", check=False)
+    assert both.returncode == 1 and "leave out --run and --workspace" in both.stderr

@@ -18,6 +18,8 @@ import pytest
 from server.cli import hook_command
 from server.cli.hook_command import HOOK_ARGS, respond, run_hook
 from server.core.paths import resolve_paths
+from server.monitor.state import CLAUDE_CODE
+from server.monitor.windows import state_lookup
 from tests.monitor import transcripts as t
 
 SPARROW = shutil.which("sparrow", path=str(Path(sys.executable).parent)) or "sparrow"
@@ -76,6 +78,38 @@ def test_at_critical_the_agent_is_asked_for_a_handoff_now(tmp_path: Path) -> Non
     assert "150,000 of 200,000 tokens (75%)" in text and "Level: critical" in text
     assert "Write a handoff document now" in text
     assert "/home/ada/src/engine/.sparrow/handoff/" in text
+
+
+def test_the_window_comes_from_the_price_data_once_then_from_the_kept_file(
+    sparrow_home: Path, tmp_path: Path
+) -> None:
+    line = t.context_line(700_000, "m", model="claude-opus-5-5")
+    transcript = t.write(tmp_path / "s.jsonl", line)
+    text = answer_of(hook(json.dumps(payload(transcript))))
+    assert "700,000 of 1,000,000 tokens (70%)" in text and "Level: critical" in text
+    kept = json.loads((sparrow_home / "state" / "monitor" / "windows.json").read_text())
+    assert kept["claude-code:claude-opus-5-5"]["window"] == 1_000_000
+    # Below the levels on a 1M window: 142K used to be "71% of 200K, critical".
+    calm = t.write(tmp_path / "calm.jsonl", t.context_line(142_300, "m", model="claude-opus-5-5"))
+    result = hook(json.dumps(payload(calm, session="s-2")))
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_a_window_nobody_knows_is_said_so_and_absolute_thresholds_still_apply(
+    sparrow_home: Path, tmp_path: Path
+) -> None:
+    transcript = t.write(tmp_path / "s.jsonl", t.context_line(142_300, "m", model="acme-coder-7"))
+    # The default thresholds are shares of the window: no level, so nothing said.
+    result = hook(json.dumps(payload(transcript)))
+    assert (result.returncode, result.stdout) == (0, "")
+    config = sparrow_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        "[monitor.claude_code]\nwarning = 100000\ncritical = 130000\n"
+    )
+    text = answer_of(hook(json.dumps(payload(transcript, session="s-2"))))
+    assert "142,300 tokens (the model's context window is not known)" in text
+    assert "Level: critical (warning from 100,000 tokens, critical from 130,000)" in text
 
 
 def test_below_the_levels_it_says_nothing(tmp_path: Path) -> None:
@@ -212,8 +246,11 @@ def test_the_hook_finds_sparrows_folders_as_the_app_does(
 
 
 def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
-    """Without SPARROW_HOME, the common case: no platformdirs (XDG here, in tmp_path)."""
+    """Without SPARROW_HOME, the common case: no platformdirs (XDG here, in tmp_path).
+    The model's window was looked up in the price data by an earlier call, as
+    it is on every call but the first of a model."""
     transcript = t.write(tmp_path / "s.jsonl", t.context_line(120_000, "m"))
+    state_lookup(str(tmp_path / "state" / "sparrow"))(CLAUDE_CODE, t.MODEL)
     code = "import sys; from server.cli import main; sys.exit(main(['hook', 'claude-code']))"
     env = {k: v for k, v in os.environ.items() if k != "SPARROW_HOME"}
     env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
@@ -239,6 +276,7 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
         "server.runtime",
         "tomllib",
         "asyncio",
+        "genai_prices",
     }
     assert imported & heavy == set()
     assert (tmp_path / "state" / "sparrow" / "monitor" / "hook" / "s-1.json").is_file()

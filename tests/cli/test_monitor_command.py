@@ -71,6 +71,29 @@ def test_once_as_a_table(tools: tuple[Path, Path]) -> None:
     assert "112k / 200k  56%" in row and "\x1b[" not in row
 
 
+def test_a_1m_window_model_is_drawn_against_its_window(tools: tuple[Path, Path]) -> None:
+    claude, _ = tools
+    t.write(claude / "-p" / "s.jsonl", t.context_line(142_300, "m", model="claude-opus-5-5"))
+    [line] = [json.loads(x) for x in sparrow("monitor", "--once", "--json").stdout.splitlines()]
+    assert (line["window"], line["window_source"], line["percent"], line["level"]) == (
+        1_000_000,
+        "price data",
+        14.2,
+        "ok",
+    )
+    row = sparrow("monitor", "--once").stdout.splitlines()[1]
+    assert row.startswith("ok") and "142k / 1M  14%" in row
+
+
+def test_a_window_nobody_knows_is_said_not_guessed(tools: tuple[Path, Path]) -> None:
+    claude, _ = tools
+    t.write(claude / "-p" / "s.jsonl", t.context_line(142_300, "m", model="acme-coder-7"))
+    [line] = [json.loads(x) for x in sparrow("monitor", "--once", "--json").stdout.splitlines()]
+    assert (line["window"], line["percent"], line["level"]) == (None, None, "unknown")
+    row = sparrow("monitor", "--once").stdout.splitlines()[1]
+    assert "142k / window unknown" in row and "%" not in row
+
+
 def test_no_sessions_says_where_it_looked(tools: tuple[Path, Path]) -> None:
     out = sparrow("monitor", "--once").stdout
     assert out.startswith("no live sessions") and str(tools[0]) in out

@@ -267,8 +267,13 @@ def test_project_names(project: object, name: str) -> None:
 
 
 def test_figures_without_a_window_or_without_usage() -> None:
-    assert describe("warning", reading(window=None, critical_at=None))[1] == (
-        "The claude-code session is at 112k tokens."
+    assert describe("warning", reading(window=None, critical_at=None, percent=None))[1] == (
+        "The claude-code session is at 112k tokens (window unknown)."
+    )
+    # An absolute threshold still applies without a window, and is said.
+    assert describe("critical", reading(window=None, percent=None))[1] == (
+        "The claude-code session is at 112k tokens (window unknown). "
+        "Compaction is near: ask the agent for a handoff doc."
     )
     assert describe("warning", reading(context_tokens=None, tool="codex"))[1] == (
         "The codex session is at 12 tool calls (no token counts). Critical at 130k."

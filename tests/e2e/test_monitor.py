@@ -245,3 +245,81 @@ def test_with_no_sessions_the_view_says_where_it_looks(app: Page, artifacts: Pat
     expect(app.get_by_test_id("monitor-view")).to_be_hidden()
     app.go_back()
     expect(app.get_by_test_id("monitor-view")).to_be_visible()
+
+
+def test_a_meter_is_drawn_against_the_models_own_window_or_says_it_is_unknown(
+    open_monitor: OpenApp, folders: Folders, artifacts: Path
+) -> None:
+    large_cwd, unknown_cwd = "/home/ada/src/long", "/home/ada/src/mystery"
+    large = t.write(
+        folders.claude_session(large_cwd), claude(large_cwd, 142_300, 1, 1, model="claude-opus-5-5")
+    )
+    unknown = t.write(
+        folders.claude_session(unknown_cwd),
+        claude(unknown_cwd, 142_300, 1, 1, model="acme-coder-7"),
+    )
+    try:
+        page = open_monitor()
+        show_monitor(page)
+        # A 1M window: 142K is 14%, ok (it was drawn as 71% of 200K, critical).
+        meter = meter_of(page, large)
+        expect(meter.get_by_test_id("meter-tokens")).to_have_text("142k / 1M")
+        expect(meter.get_by_test_id("meter-percent")).to_have_text("14%")
+        expect(meter.get_by_test_id("meter-level")).to_have_text("OK")
+        expect(meter.get_by_test_id("meter-bar")).to_have_attribute("aria-valuemax", "1000000")
+        # No window: said, with no percentage, nothing filled and no threshold marks.
+        meter = meter_of(page, unknown)
+        expect(meter).to_have_attribute("data-window", "unknown")
+        expect(meter.get_by_test_id("meter-tokens")).to_have_text("142k / window unknown")
+        expect(meter.get_by_test_id("meter-percent")).to_have_text("")
+        expect(meter.get_by_test_id("meter-level")).to_have_text("No data")
+        expect(meter.get_by_test_id("meter-source")).to_contain_text("window not known")
+        fill = meter.get_by_test_id("meter-fill")
+        assert fill.evaluate("e => e.getBoundingClientRect().width") == 0
+        expect(meter.get_by_test_id("meter-threshold")).to_have_count(2)
+        for mark in meter.get_by_test_id("meter-threshold").all():
+            expect(mark).to_be_hidden()
+        expect(meter.get_by_test_id("meter-bar")).to_have_attribute(
+            "aria-valuetext", "142k tokens, window unknown, No data"
+        )
+        expect(meter.get_by_test_id("meter-handoff")).to_be_hidden()
+        page.screenshot(path=artifacts / "monitor-windows.png")
+    finally:
+        large.unlink()
+        unknown.unlink()
+
+
+def test_a_critical_meter_writes_a_handoff_doc(
+    open_monitor: OpenApp, folders: Folders, tmp_path: Path, artifacts: Path
+) -> None:
+    project = tmp_path / "engine"
+    project.mkdir()
+    path = t.write(
+        folders.claude_session(str(project)),
+        *t.claude_work(str(project), tokens=151_000, ts=ago(1)),
+    )
+    calm_cwd = "/home/ada/src/calm"
+    calm = t.write(folders.claude_session(calm_cwd), claude(calm_cwd, 20_000, 1, 1))
+    try:
+        page = open_monitor()
+        show_monitor(page)
+        meter = meter_of(page, path)
+        expect(meter.get_by_test_id("meter-level")).to_have_text("Critical")
+        # Offered at the critical level only.
+        expect(meter_of(page, calm).get_by_test_id("meter-level")).to_have_text("OK")
+        expect(meter_of(page, calm).get_by_test_id("meter-handoff")).to_be_hidden()
+        button = meter.get_by_test_id("meter-handoff")
+        expect(button).to_have_text("Write handoff doc")
+        button.click()
+        note = meter.get_by_test_id("meter-handoff-note")
+        expect(note).to_have_text(re.compile(r"^Written to .+\.md$"))
+        written = Path(note.inner_text().removeprefix("Written to "))
+        assert written.parent == project / ".sparrow" / "handoff"
+        text = written.read_text(encoding="utf-8")
+        assert "## Files modified\n\n- src/queue.py\n- src/shim.py\n" in text
+        assert "ctx 76% · 151,000 of 200,000 tokens · level critical" in text
+        expect(button).to_be_enabled()
+        meter.screenshot(path=artifacts / "monitor-handoff.png")
+    finally:
+        path.unlink()
+        calm.unlink()

@@ -32,6 +32,7 @@ def test_a_reading_has_every_figure_and_is_json(tmp_path: Path) -> None:
     assert data["key"] == data["path"] == str(path)
     assert data["project"] == t.CWD and data["model"] == t.MODEL
     assert (data["context_tokens"], data["window"], data["percent"]) == (112_000, 200_000, 56.0)
+    assert data["window_source"] == "price data"
     assert (data["level"], data["level_source"]) == ("warning", "usage")
     assert (data["warning_at"], data["critical_at"]) == (100_000, 130_000)
     assert data["last_compaction"] == {
@@ -57,3 +58,11 @@ def test_most_urgent_first(tmp_path: Path) -> None:
     readings.append(reading_of(read(empty), MonitorConfig()))
     ordered = [r.context_tokens for r in by_urgency(readings)]
     assert ordered == [140_000, 120_000, 110_000, 20_000, None]
+
+
+def test_a_window_nobody_knows_is_null_and_so_is_the_percentage(tmp_path: Path) -> None:
+    path = t.write(tmp_path / "s.jsonl", t.context_line(142_300, "m1", model="acme-coder-7"))
+    data = json.loads(json.dumps(reading_of(read(path), MonitorConfig()).to_dict()))
+    assert (data["context_tokens"], data["window"], data["window_source"]) == (142_300, None, None)
+    assert (data["percent"], data["warning_at"], data["critical_at"]) == (None, None, None)
+    assert (data["level"], data["level_source"]) == ("unknown", "no_window")

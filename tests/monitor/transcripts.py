@@ -97,13 +97,38 @@ def context_line(tokens: int, message_id: str = "msg_01", **kw: Any) -> dict[str
     )
 
 
-def tool_use(ident: str, name: str = "Bash") -> dict[str, Any]:
-    return {"type": "tool_use", "id": ident, "name": name, "input": {"command": "ls"}}
+def tool_use(ident: str, name: str = "Bash", **args: Any) -> dict[str, Any]:
+    """A tool_use block; ``args`` are its input (default: ``command="ls"``)."""
+    return {"type": "tool_use", "id": ident, "name": name, "input": args or {"command": "ls"}}
 
 
-def user(text: str = "go on", *, ts: str = TS, sidechain: bool = False) -> dict[str, Any]:
+def calls(*blocks: dict[str, Any], message_id: str = "msg_calls", **kw: Any) -> dict[str, Any]:
+    """An assistant line carrying ``blocks`` (text and tool_use), with some usage."""
+    return assistant(8, 1_000, 20_000, 50, message_id=message_id, content=list(blocks), **kw)
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def result(
+    tool_id: str, text: str = "ok", *, is_error: bool = False, ts: str = TS, cwd: str = CWD
+) -> dict[str, Any]:
+    """The user line answering a call: ``is_error`` for a call that failed or was refused."""
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text}
+    if is_error:
+        block["is_error"] = True
     return {
-        **_envelope("user", ts, sidechain, SESSION, CWD),
+        **_envelope("user", ts, False, SESSION, cwd),
+        "message": {"role": "user", "content": [block]},
+    }
+
+
+def user(
+    text: str = "go on", *, ts: str = TS, sidechain: bool = False, cwd: str = CWD
+) -> dict[str, Any]:
+    return {
+        **_envelope("user", ts, sidechain, SESSION, cwd),
         "message": {"role": "user", "content": text},
     }
 
@@ -221,24 +246,73 @@ def codex_tokens(
     }
 
 
-def codex_call(name: str = "shell", ts: str = TS) -> dict[str, Any]:
+def codex_call(
+    name: str = "shell", ts: str = TS, *, call_id: str = "call_1", **arguments: Any
+) -> dict[str, Any]:
+    """A function_call; ``arguments`` default to ``command=["ls"]``."""
     return {
         "timestamp": ts,
         "type": "response_item",
         "payload": {
             "type": "function_call",
             "name": name,
-            "arguments": '{"command":["ls"]}',
-            "call_id": "call_1",
+            "arguments": json.dumps(arguments or {"command": ["ls"]}),
+            "call_id": call_id,
         },
     }
 
 
-def codex_output(size: int = 100, ts: str = TS) -> dict[str, Any]:
+def codex_output(
+    size: int = 100, ts: str = TS, *, call_id: str = "call_1", output: str | None = None
+) -> dict[str, Any]:
     return {
         "timestamp": ts,
         "type": "response_item",
-        "payload": {"type": "function_call_output", "call_id": "call_1", "output": "y" * size},
+        "payload": {
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": "y" * size if output is None else output,
+        },
+    }
+
+
+def codex_patch(patch: str, call_id: str = "call_p", ts: str = TS) -> dict[str, Any]:
+    """apply_patch as Codex calls it: a custom tool whose input is the patch."""
+    return {
+        "timestamp": ts,
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": call_id,
+            "name": "apply_patch",
+            "input": patch,
+        },
+    }
+
+
+def codex_patch_output(call_id: str = "call_p", exit_code: int = 0, ts: str = TS) -> dict[str, Any]:
+    output = {
+        "output": "Success. Updated the following files:\n" if exit_code == 0 else "error",
+        "metadata": {"exit_code": exit_code, "duration_seconds": 0.0},
+    }
+    return {
+        "timestamp": ts,
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call_output",
+            "call_id": call_id,
+            "output": json.dumps(output),
+        },
+    }
+
+
+def codex_message(role: str, text: str, ts: str = TS) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    return {
+        "timestamp": ts,
+        "type": "response_item",
+        "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]},
     }
 
 
@@ -252,3 +326,95 @@ def codex_compacted(ts: str = TS) -> dict[str, Any]:
 
 def codex_compacted_event(ts: str = TS) -> dict[str, Any]:
     return {"timestamp": ts, "type": "event_msg", "payload": {"type": "context_compacted"}}
+
+
+# --- sessions that did some work (for handoff docs) -------------------------------------
+
+
+def claude_work(
+    cwd: str, tokens: int = 142_300, model: str = MODEL, ts: str = TS
+) -> list[dict[str, Any]]:
+    """A Claude Code session that edits, writes, runs the tests (which fail), is
+    refused a command, fails an edit, decides and is blocked; its last context is
+    ``tokens``."""
+    at = {"ts": ts, "cwd": cwd}
+    return [
+        user("Port the scheduler to the new queue.", **at),
+        calls(
+            text_block("I'll start with the queue.\ndecision: keep the old API as a shim"),
+            tool_use(
+                "toolu_e1", "Edit", file_path=f"{cwd}/src/queue.py", old_string="a", new_string="b"
+            ),
+            tool_use("toolu_w1", "Write", file_path=f"{cwd}/src/shim.py", content="x = 1\n"),
+            message_id="msg_w1",
+            **at,
+        ),
+        result("toolu_e1", "The file has been updated.", **at),
+        result("toolu_w1", "File created successfully", **at),
+        calls(
+            tool_use("toolu_m1", "MultiEdit", file_path="/elsewhere/notes.md", edits=[]),
+            tool_use(
+                "toolu_x1", "Edit", file_path=f"{cwd}/src/never.py", old_string="q", new_string="r"
+            ),
+            tool_use(
+                "toolu_b1", "Bash", command="pytest -q tests/test_queue.py", description="tests"
+            ),
+            tool_use("toolu_b2", "Bash", command="rm -rf build && npm test", description="all"),
+            tool_use("toolu_b3", "Bash", command="git status"),
+            message_id="msg_w2",
+            **at,
+        ),
+        result("toolu_m1", "Applied 2 edits", **at),
+        result("toolu_x1", "String to replace not found in file.", is_error=True, **at),
+        result("toolu_b1", "Exit code 1\n1 failed, 3 passed", is_error=True, **at),
+        result(
+            "toolu_b2",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            is_error=True,
+            **at,
+        ),
+        result("toolu_b3", "On branch main", **at),
+        user("Also: pytest is slow here, blocked by the CI quota.", **at),
+        calls(
+            text_block("Blocker: the fixture for tests/conftest.py is missing."),
+            message_id="msg_w3",
+            **at,
+        ),
+        context_line(tokens, "msg_last", model=model, **at),
+    ]
+
+
+def codex_work(cwd: str, session: str = CODEX_ID, ts: str = TS) -> list[dict[str, Any]]:
+    """A Codex session that patches files (one patch fails), runs the tests
+    through each shell tool, decides and is blocked."""
+    return [
+        codex_meta(session, cwd=cwd, ts=ts),
+        codex_turn(cwd=cwd, ts=ts),
+        codex_message("user", "<environment_context>cwd</environment_context>", ts=ts),
+        codex_message("user", "Make the parser streaming.", ts=ts),
+        codex_message("assistant", "Decision: parse line by line, no buffering.", ts=ts),
+        codex_patch(
+            "*** Begin Patch\n*** Update File: src/parser.rs\n@@\n-a\n+b\n"
+            "*** Add File: src/stream.rs\n+pub fn x() {}\n*** End Patch\n",
+            "call_p1",
+            ts=ts,
+        ),
+        codex_patch_output("call_p1", ts=ts),
+        codex_patch(
+            "*** Begin Patch\n*** Update File: src/broken.rs\n*** End Patch\n", "call_p2", ts=ts
+        ),
+        codex_patch_output("call_p2", exit_code=1, ts=ts),
+        codex_call(
+            "shell", ts=ts, call_id="call_s1", command=["bash", "-lc", "cargo test --quiet"]
+        ),
+        codex_output(ts=ts, call_id="call_s1", output='{"output":"ok","metadata":{"exit_code":0}}'),
+        codex_call("exec_command", ts=ts, call_id="call_s2", cmd="pytest -x tests/"),
+        codex_output(
+            ts=ts, call_id="call_s2", output="Exit code: 1\nWall time: 1s\nOutput:\nfailed"
+        ),
+        codex_call("shell", ts=ts, call_id="call_s3", command=["ls", "-la"]),
+        codex_output(ts=ts, call_id="call_s3", output="total 0"),
+        codex_message("assistant", "This is blocked by the missing lexer tokens.", ts=ts),
+        codex_tokens(None, ts=ts),
+        codex_tokens(90_000, cumulative=200_000, ts=ts),
+    ]

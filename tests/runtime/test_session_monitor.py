@@ -3,6 +3,7 @@ transcripts of both tools; level crossings; the async loop."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -228,3 +229,18 @@ def test_many_sessions_keep_small_state(monitor: SessionMonitor, claude: Path) -
     assert watched.reader is not None
     assert not hasattr(watched.reader.state, "__dict__")
     assert not hasattr(watched.reader.tail, "__dict__")
+
+
+def test_windows_from_the_price_data_are_kept_for_the_other_processes(
+    claude: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    monitor = SessionMonitor(
+        MonitorSettings(), roots=[Root(CLAUDE_CODE, str(claude))], state_dir=state
+    )
+    t.write(claude / "-p" / "s.jsonl", t.context_line(142_300, "m", model="claude-opus-5-5"))
+    monitor.poll()
+    [reading] = monitor.snapshot()
+    assert (reading.window, reading.percent, reading.level) == (1_000_000, 14.2, "ok")
+    kept = json.loads((state / "monitor" / "windows.json").read_text())
+    assert kept["claude-code:claude-opus-5-5"]["window"] == 1_000_000

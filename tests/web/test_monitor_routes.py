@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from server.core.paths import Paths
+from server.engine.handoff import HandoffDoc
 from server.monitor.reading import SessionReading
 from server.web import app as app_module
 from server.web.app import create_app
@@ -261,3 +262,64 @@ def test_shutdown_stops_the_monitor_with_a_socket_open(
     t.append(path, t.context_line(150_000, "m2", ts=now()))
     assert feed.monitor.poll(), "the monitor sees the change when asked"
     assert feed.heard == heard, "the stopped feed still listens to the monitor"
+
+
+# --- POST /api/monitor/sessions/handoff -------------------------------------------------
+
+
+def live_key(client: TestClient, path: Path) -> str:
+    """The session's key once the monitor lists it (polled often: no sleep)."""
+    with client.websocket_connect(MONITOR_WS) as ws:
+        receive_until(ws, lambda m: any(s["key"] == str(path) for s in sessions(m)))
+    return str(path)
+
+
+def test_a_handoff_doc_of_a_live_session_goes_to_its_folder(
+    watching: TestClient, session_folders: SessionFolders, tmp_path: Path
+) -> None:
+    project = tmp_path / "engine"
+    project.mkdir()
+    path = t.write(
+        session_folders.claude_session("-engine", "s-hot"),
+        *t.claude_work(str(project), tokens=140_000, ts=now()),
+    )
+    key = live_key(watching, path)
+    answer = watching.post("/api/monitor/sessions/handoff", json={"key": key})
+    assert answer.status_code == 200, answer.text
+    written = Path(answer.json()["path"])
+    assert written.parent == project / ".sparrow" / "handoff"
+    doc = HandoffDoc.parse(written.read_text(encoding="utf-8"))
+    assert doc.files_modified == ["src/queue.py", "src/shim.py", "/elsewhere/notes.md"]
+    assert doc.tests_run == ["pytest -q tests/test_queue.py"]
+    assert doc.context == f"ctx 70% · 140,000 of 200,000 tokens · level critical · {t.MODEL}"
+    # With a task of its own.
+    again = watching.post("/api/monitor/sessions/handoff", json={"key": key, "task": "ship it"})
+    assert HandoffDoc.parse(Path(again.json()["path"]).read_text(encoding="utf-8")).task == (
+        "ship it"
+    )
+
+
+def test_a_handoff_needs_a_live_session_and_its_folder(
+    watching: TestClient, session_folders: SessionFolders, tmp_path: Path
+) -> None:
+    route = "/api/monitor/sessions/handoff"
+    # Any path is not a key: only the sessions listed now are.
+    stray = t.write(tmp_path / "elsewhere.jsonl", *t.claude_work(str(tmp_path), ts=now()))
+    missing = watching.post(route, json={"key": str(stray)})
+    assert missing.status_code == 404 and "no live session" in missing.json()["error"]
+    assert watching.post(route, json={}).status_code == 400
+    assert watching.post(route, content=b"not json").status_code == 400
+    assert watching.post(route, json={"key": "x", "task": 5}).status_code == 400
+    gone = tmp_path / "deleted-project"
+    path = t.write(
+        session_folders.claude_session("-deleted", "s-gone"), *t.claude_work(str(gone), ts=now())
+    )
+    refused = watching.post(route, json={"key": live_key(watching, path)})
+    assert refused.status_code == 409
+    assert "the session's folder is not there" in refused.json()["error"]
+    assert not gone.exists()
+
+
+def test_the_handoff_route_is_behind_the_guard(anonymous: TestClient) -> None:
+    answer = anonymous.post("/api/monitor/sessions/handoff", json={"key": "x"})
+    assert answer.status_code == 401

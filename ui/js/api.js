@@ -76,6 +76,9 @@ export const api = {
   rewindCheckpoint: async (id) => (await request("POST", `/api/checkpoints/${enc(id)}/rewind`)).rewind,
   recentWorkspaces: async () =>
     (await request("GET", "/api/workspaces/recent")).workspaces ?? [],
+  // A handoff doc of a session the Monitor shows; the path it was written to.
+  sessionHandoff: async (key) =>
+    (await request("POST", "/api/monitor/sessions/handoff", { key })).path,
 };
 
 // The safety section of the API (docs/api.md, "Safety").

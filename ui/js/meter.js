@@ -66,7 +66,28 @@ export function createMeter(key) {
     compaction: h("span", { class: "meter-compaction", "data-testid": "meter-compaction" }),
     trendBox: h("div", { class: "meter-trend", "data-testid": "meter-trend" }, trend.root),
     trendNote: h("span", { class: "meter-trend-note" }),
+    handoff: h(
+      "button",
+      {
+        class: "btn btn-small btn-secondary meter-handoff-button",
+        type: "button",
+        "data-testid": "meter-handoff",
+        title: "Write a handoff doc of this session into its folder (.sparrow/handoff/)",
+      },
+      "Write handoff doc",
+    ),
+    handoffNote: h("span", {
+      class: "meter-handoff-note",
+      "data-testid": "meter-handoff-note",
+      role: "status",
+    }),
   };
+  parts.actions = h(
+    "div",
+    { class: "meter-actions", "data-testid": "meter-actions", hidden: true },
+    parts.handoff,
+    parts.handoffNote,
+  );
   const bar = h(
     "div",
     { class: "meter-bar", "data-testid": "meter-bar", role: "meter", "aria-valuemin": "0" },
@@ -93,6 +114,7 @@ export function createMeter(key) {
       h("div", { class: "meter-figures" }, parts.tokens, parts.percent, parts.source),
       bar,
       h("div", { class: "meter-scale", "aria-hidden": "true" }, parts.warnLabel, parts.critLabel),
+      parts.actions,
     ),
     h("div", { class: "meter-side" }, parts.trendBox, parts.trendNote),
     h(
@@ -133,34 +155,53 @@ export function fillMeter(el, r, now = Date.now() / 1000) {
   setText(p.level, LEVEL_NAMES[level] || level);
   setData(p.level, "level", level);
 
-  // Figures.
+  // Figures. Without a known window there is no percentage and nothing to fill:
+  // the meter says so rather than draw against a guessed denominator.
   const tokens = r.context_tokens;
-  const window = r.window || 0;
-  if (Number.isFinite(tokens)) {
-    setText(p.tokens, `${formatTokens(tokens)} / ${formatTokens(window)}`);
-    setTitle(p.tokens, `${tokens.toLocaleString()} of ${window.toLocaleString()} tokens in the context window`);
-    setText(p.percent, `${Math.round(r.percent ?? pct(tokens, window))}%`);
+  const window = Number.isFinite(r.window) && r.window > 0 ? r.window : null;
+  const known = Number.isFinite(tokens);
+  const windowText = window ? formatTokens(window) : "window unknown";
+  setData(el, "window", window ? "known" : "unknown");
+  if (known) {
+    setText(p.tokens, `${formatTokens(tokens)} / ${windowText}`);
+    setTitle(
+      p.tokens,
+      window
+        ? `${tokens.toLocaleString()} of ${window.toLocaleString()} tokens in the context window`
+        : `${tokens.toLocaleString()} tokens in the context; the model's window is not known`,
+    );
+    setText(p.percent, window ? `${Math.round(r.percent ?? pct(tokens, window))}%` : "");
   } else {
-    setText(p.tokens, `— / ${formatTokens(window)}`);
-    setTitle(p.tokens, `Window of ${window.toLocaleString()} tokens; the context is not known yet`);
+    setText(p.tokens, `— / ${windowText}`);
+    setTitle(
+      p.tokens,
+      window
+        ? `Window of ${window.toLocaleString()} tokens; the context is not known yet`
+        : "Neither the context nor the model's window is known yet",
+    );
     setText(p.percent, "");
   }
+  setTitle(p.percent, window && r.window_source ? `Window from the ${r.window_source}` : "");
   setText(p.source, sourceNote(r));
 
   // The bar and its thresholds.
-  const filled = Number.isFinite(tokens) ? pct(tokens, window) : 0;
+  const filled = known && window ? pct(tokens, window) : 0;
   const width = `${filled.toFixed(2)}%`;
   if (p.fill.style.width !== width) p.fill.style.width = width;
-  const warnAt = pct(r.warning_at, window);
-  const critAt = pct(r.critical_at, window);
-  p.bar.style.setProperty("--warn", `${warnAt.toFixed(2)}%`);
-  p.bar.style.setProperty("--crit", `${critAt.toFixed(2)}%`);
-  p.bar.setAttribute("aria-valuemax", String(window));
-  p.bar.setAttribute("aria-valuenow", String(Number.isFinite(tokens) ? tokens : 0));
+  const warnAt = window && Number.isFinite(r.warning_at) ? pct(r.warning_at, window) : 0;
+  const critAt = window && Number.isFinite(r.critical_at) ? pct(r.critical_at, window) : 0;
+  p.bar.style.setProperty("--warn", `${(window ? warnAt : 100).toFixed(2)}%`);
+  p.bar.style.setProperty("--crit", `${(window ? critAt : 100).toFixed(2)}%`);
+  if (window) p.bar.setAttribute("aria-valuemax", String(window));
+  else p.bar.removeAttribute("aria-valuemax");
+  p.bar.setAttribute("aria-valuenow", String(known ? tokens : 0));
+  const levelName = LEVEL_NAMES[level] || level;
   p.bar.setAttribute(
     "aria-valuetext",
-    Number.isFinite(tokens)
-      ? `${formatTokens(tokens)} of ${formatTokens(window)} tokens, ${LEVEL_NAMES[level] || level}`
+    known
+      ? window
+        ? `${formatTokens(tokens)} of ${formatTokens(window)} tokens, ${levelName}`
+        : `${formatTokens(tokens)} tokens, window unknown, ${levelName}`
       : "context not known yet",
   );
   p.bar.setAttribute("aria-label", `Context of ${projectName(r.project)} (${tool})`);
@@ -169,6 +210,10 @@ export function fillMeter(el, r, now = Date.now() / 1000) {
   // Labels point away from each other, and stay inside the bar.
   setData(p.warnLabel, "anchor", warnAt < 6 ? "start" : "end");
   setData(p.critLabel, "anchor", critAt > 90 ? "end" : "start");
+
+  // At the critical level, the handoff doc is one click away (and what was
+  // written stays said, whatever the level does next).
+  p.actions.hidden = level !== "critical" && !p.handoffNote.textContent;
 
   // Trend.
   fillTrend(p.trend, r);
@@ -193,8 +238,9 @@ function placeMark(mark, label, at, tokens, name) {
   const shown = at > 0 && at < 100;
   mark.hidden = !shown;
   label.hidden = !shown;
-  setText(label, formatTokens(tokens));
-  const title = `${name} at ${Number(tokens).toLocaleString()} tokens`;
+  const known = Number.isFinite(tokens);
+  setText(label, known ? formatTokens(tokens) : "");
+  const title = known ? `${name} at ${Number(tokens).toLocaleString()} tokens` : "";
   setTitle(mark, title);
   setTitle(label, title);
 }
@@ -219,6 +265,8 @@ function sourceNote(r) {
       return `no usage readable: ${r.tool_calls} tool calls`;
     case "none":
       return "no usage yet";
+    case "no_window":
+      return "no level: the thresholds are shares of a window not known";
     default:
       return "";
   }
@@ -257,4 +305,15 @@ export function refreshTimes(el, r, now = Date.now() / 1000) {
   const p = el.meterParts;
   setText(p.activity, r.last_activity ? `active ${relativeTime(r.last_activity, now)}` : "");
   fillCompaction(p.compaction, r, now);
+}
+
+/** The handoff button's states: busy while the doc is written, then its path or the error. */
+export function showHandoff(el, state, text = "") {
+  const p = el.meterParts;
+  p.handoff.disabled = state === "busy";
+  setText(p.handoff, state === "busy" ? "Writing handoff doc…" : "Write handoff doc");
+  setData(p.handoffNote, "state", state);
+  setText(p.handoffNote, state === "done" ? `Written to ${text}` : state === "error" ? text : "");
+  setTitle(p.handoffNote, state === "done" ? text : "");
+  if (text) p.actions.hidden = false;
 }

@@ -4,8 +4,17 @@
 // keyed by transcript path, filled in place and moved only when the order
 // changes. A level crossing flashes its meter and is announced.
 
+import { api } from "./api.js";
 import { byId, h } from "./dom.js";
-import { createMeter, fillMeter, LEVEL_NAMES, projectName, refreshTimes, TOOL_NAMES } from "./meter.js";
+import {
+  createMeter,
+  fillMeter,
+  LEVEL_NAMES,
+  projectName,
+  refreshTimes,
+  showHandoff,
+  TOOL_NAMES,
+} from "./meter.js";
 import { formatTokens } from "./format.js";
 import { LiveSocket } from "./socket.js";
 
@@ -76,6 +85,8 @@ export class MonitorView {
       let meter = this.meters.get(reading.key);
       if (!meter) {
         meter = { el: createMeter(reading.key), reading };
+        const el = meter.el;
+        el.meterParts.handoff.addEventListener("click", () => this.writeHandoff(el, reading.key));
         this.meters.set(reading.key, meter);
       }
       meter.reading = reading;
@@ -90,6 +101,15 @@ export class MonitorView {
     this.notice.textContent = state.settings_error
       ? `The [monitor] settings could not be used, so the defaults apply: ${state.settings_error}`
       : "";
+  }
+
+  async writeHandoff(el, key) {
+    showHandoff(el, "busy");
+    try {
+      showHandoff(el, "done", await api.sessionHandoff(key));
+    } catch (err) {
+      showHandoff(el, "error", `The handoff doc could not be written: ${err.message}`);
+    }
   }
 
   renderSummary(sessions) {
@@ -139,9 +159,11 @@ export class MonitorView {
       el.classList.add("meter-alert");
     }
     if (message.initial) return;
-    const tokens = Number.isFinite(r.context_tokens)
-      ? `${formatTokens(r.context_tokens)} of ${formatTokens(r.window)} tokens`
-      : "";
+    const tokens = !Number.isFinite(r.context_tokens)
+      ? ""
+      : Number.isFinite(r.window) && r.window > 0
+        ? `${formatTokens(r.context_tokens)} of ${formatTokens(r.window)} tokens`
+        : `${formatTokens(r.context_tokens)} tokens, window unknown`;
     const tool = TOOL_NAMES[r.tool] || r.tool || "";
     const level = (LEVEL_NAMES[message.level] || message.level).toLowerCase();
     this.announcer.textContent =

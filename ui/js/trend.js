@@ -1,6 +1,8 @@
 // A session's context over time as a small inline SVG: the samples of its
 // reading (`trend`: [[epoch seconds, tokens], ...], oldest first) on a scale
 // of 0 to the window, the warning and critical thresholds as dashed lines.
+// Without a known window, the scale is the highest sample: the line still
+// shows how the context moved, and no threshold is drawn.
 // Built once per meter; an update only rewrites the paths' `d`.
 
 const NS = "http://www.w3.org/2000/svg";
@@ -62,12 +64,13 @@ const round = (n) => Math.round(n * 10) / 10;
 /** Redraw `trend` (from createTrend) for a reading; returns whether it has points. */
 export function fillTrend(trend, reading) {
   const { parts } = trend;
-  const window = reading.window;
+  const known = reading.window > 0;
+  const window = known ? reading.window : highest(reading.trend);
   const points = trendPoints(reading.trend, window);
   for (const kind of ["warning", "critical"]) {
     const at = kind === "warning" ? reading.warning_at : reading.critical_at;
     const line = parts[kind];
-    if (window > 0 && Number.isFinite(at) && at < window) {
+    if (known && Number.isFinite(at) && at < window) {
       const y = round(yOf(at, window));
       setAttr(line, "x1", 0);
       setAttr(line, "x2", TREND_WIDTH);
@@ -95,6 +98,12 @@ export function fillTrend(trend, reading) {
   setAttr(parts.end, "cy", round(y));
   parts.end.style.display = "";
   return true;
+}
+
+function highest(samples) {
+  let top = 0;
+  for (const s of samples || []) if (Array.isArray(s) && Number.isFinite(s[1])) top = Math.max(top, s[1]);
+  return top;
 }
 
 function setAttr(el, name, value) {
