@@ -157,7 +157,11 @@ _INJECTION: Final = (
     ),
     _p(
         _words(
-            r"\bfrom", r"now", r"on", r"(?:you|the assistant)", r"(?:are|will|must|shall)",
+            r"\bfrom",
+            r"now",
+            r"on",
+            r"(?:you|the assistant)",
+            r"(?:are|will|must|shall)",
             r"(?:ignore|obey|only|act|pretend)\b",
         ),
         '"from now on you will ..."',
@@ -291,8 +295,9 @@ def check_text(text: str, *, limit: int, what: str) -> None:
     normal = _normal(text)
     if holds_key(text) or holds_key(normal):
         raise MemoryRejected(
-            CREDENTIALS, f"{what} holds what looks like an API key, token or password; "
-            "memory never keeps secrets"
+            CREDENTIALS,
+            f"{what} holds what looks like an API key, token or password; "
+            "memory never keeps secrets",
         )
     for pattern in _EXFILTRATION:
         if pattern.regex.search(normal):
@@ -302,8 +307,8 @@ def check_text(text: str, *, limit: int, what: str) -> None:
     for pattern in _INJECTION:
         if pattern.regex.search(normal):
             raise MemoryRejected(
-                INJECTION, f"{what} holds {pattern.what}; memory keeps notes, not instructions "
-                "to the model"
+                INJECTION,
+                f"{what} holds {pattern.what}; memory keeps notes, not instructions to the model",
             )
 
 

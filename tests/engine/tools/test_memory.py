@@ -68,9 +68,7 @@ async def test_a_rejected_write_tells_the_model_why(ctx: ToolContext, memory: Me
     assert memory.facts.list_facts() == []
 
 
-async def test_bad_arguments_and_a_run_without_memory(
-    ctx: ToolContext, workspace: Path
-) -> None:
+async def test_bad_arguments_and_a_run_without_memory(ctx: ToolContext, workspace: Path) -> None:
     tool = MemoryTool()
     bare = ToolContext(open_workspace(workspace), Settings())
     out = await tool.run({"action": "recall"}, bare)
