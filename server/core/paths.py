@@ -39,6 +39,11 @@ class Paths:
     def checkpoints(self) -> Path:
         return self.state / "checkpoints"
 
+    @property
+    def memory(self) -> Path:
+        """The memory docs: ``USER.md``, and ``workspaces/<key>/MEMORY.md``."""
+        return self.data / "memory"
+
     def transcript(self, run_id: str) -> Path:
         return self.transcripts / f"{run_id}.jsonl"
 

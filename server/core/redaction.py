@@ -66,6 +66,15 @@ def redact(text: str) -> str:
     return _NAMED.sub(lambda m: m.group(1) + MARK, text)
 
 
+def holds_key(text: str) -> bool:
+    """Whether ``text`` holds what ``redact`` would blank: a registered secret, a
+    key of a known shape, or a value after a name that says it is a secret."""
+    known = _known
+    if known is not None and known.search(text):
+        return True
+    return bool(_SHAPES.search(text) or _NAMED.search(text))
+
+
 def redact_value(value: Any) -> Any:
     """``value`` with every string in it redacted (dicts and lists are copied)."""
     if isinstance(value, str):

@@ -24,10 +24,15 @@ class ContextTracker:
         system: str,
         specs: Sequence[ToolSpec],
         window: int | None,
+        memory_chars: int = 0,
     ) -> None:
         self._channel = channel
         tools = json.dumps([dataclasses.asdict(spec) for spec in specs])
-        self.meter = ContextMeter(window or 0, prompt_chars=len(system), tools_chars=len(tools))
+        # The memory block ends the system prompt: counted as memory, not twice.
+        self.meter = ContextMeter(
+            window or 0, prompt_chars=len(system) - memory_chars, tools_chars=len(tools)
+        )
+        self.meter.memory_chars = memory_chars
         # Never more than a quarter of the window: a small local model must keep room to work.
         self.reserve = min(settings.reserve_tokens, window // 4) if window else 0
         self.compact_chars = settings.compact_chars

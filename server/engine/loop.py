@@ -57,6 +57,7 @@ from server.providers.pricing import ModelFacts, model_facts
 if TYPE_CHECKING:  # pygit2 costs ~20 MB: loaded with the first checkpoint, not at start-up
     from server.engine.checkpoints import CheckpointStore
     from server.engine.hooks.runner import HookSet
+    from server.engine.memory import WorkspaceMemory
     from server.engine.permissions.rulebook import RuleBook
     from server.engine.sandbox.base import Sandbox
 
@@ -102,6 +103,9 @@ class AgentRun:
     model_reason: str = ""  # why this model (shown in the run header)
     # The model's context window and prices; None: nothing is known of either.
     model_facts: ModelFacts | None = None
+    # The memory of the user's workspace (its notes in the system prompt, the
+    # memory tool's store); None: the run has none.
+    memory: WorkspaceMemory | None = None
 
     @property
     def scope_root(self) -> str:
@@ -201,18 +205,21 @@ async def run_agent(
 
 async def _assemble(
     run: AgentRun, channel: RunChannel, specs: list[ToolSpec]
-) -> tuple[str, int | None]:
+) -> tuple[str, int | None, str]:
     """The system prompt of every request of this run, announced as
-    context_assembled, and the model's window as known now."""
+    context_assembled, the model's window as known now, and the memory block
+    the prompt ends with."""
     settings = run.settings
     git = await anyio.to_thread.run_sync(git_summary, run.workspace.root)
     instructions = project_instructions(run.workspace, settings.context.instructions_limit_bytes)
+    memory = run.memory.block() if run.memory is not None else ""
     system = system_prompt(
         run.workspace,
         run.contract(),
         git=git,
         instructions=instructions,
         shell_timeout=settings.shell.timeout_seconds,
+        memory=memory,
     )
     window = (
         run.model_facts.context_window if run.model_facts else None
@@ -238,16 +245,21 @@ async def _assemble(
                 "([context] instructions_limit_bytes)",
             )
         )
-    return system, window
+    return system, window, memory
 
 
 async def _loop(
     run: AgentRun, channel: RunChannel, control: RunControl, hooks: RunHooks
 ) -> RunOutcome:
     specs = run.tools.specs()
-    system, window = await _assemble(run, channel, specs)
+    system, window, memory = await _assemble(run, channel, specs)
     tracker = ContextTracker(
-        channel, run.settings.context, system=system, specs=specs, window=window
+        channel,
+        run.settings.context,
+        system=system,
+        specs=specs,
+        window=window,
+        memory_chars=len(memory),
     )
     tracker.count(run.history)
     conversation = Conversation(channel, run.history, on_add=tracker.added)
@@ -255,7 +267,9 @@ async def _loop(
         return await _compact_only(run, channel, conversation, tracker, hooks)
     conversation.add(UserMessage(f"{run.task}\n\n{run.preamble}" if run.preamble else run.task))
     tracker.emit(0)
-    ctx = ToolContext(workspace=run.workspace, settings=run.settings, sandbox=run.sandbox)
+    ctx = ToolContext(
+        workspace=run.workspace, settings=run.settings, sandbox=run.sandbox, memory=run.memory
+    )
     state = CallState()
     pipeline = CallPipeline(run, channel, ctx, hooks, state)
     pricer = run.model_facts.pricer if run.model_facts else None

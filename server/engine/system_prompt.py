@@ -111,6 +111,7 @@ def system_prompt(
     instructions: Instructions | None,
     shell_timeout: float,
     today: datetime.date | None = None,
+    memory: str = "",
 ) -> str:
     today = today or datetime.date.today()
     system = f"{platform.system()} {platform.release()} ({platform.machine()})"
@@ -136,6 +137,8 @@ def system_prompt(
         "- A refused or failed call comes back as its result with the reason: do not "
         "repeat it unchanged; change course or ask the user.\n"
         "- Secrets are protected: .env files, keys, .ssh and .git are refused.\n"
+        "- memory keeps short notes for later runs (the user's preferences, how this project "
+        "builds and tests): save what will help next time, never secrets.\n"
         "- Be brief. When the task is done, end with a short summary of what you changed "
         "and anything left to do. Never claim a change or a result that no tool call "
         "showed.",
@@ -151,4 +154,7 @@ def system_prompt(
             f"The project's instructions, from {instructions.path}{note}:\n\n"
             f"{instructions.text.strip()}"
         )
+    if memory:
+        # Last: the notes never stand between the rules above and the model.
+        parts.append(memory)
     return "\n\n".join(parts)

@@ -3,6 +3,7 @@ resolved here, through symlinks, and refused when it lands outside."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -17,6 +18,13 @@ class OutsideWorkspace(PermissionError):
 
 class SymlinkLoop(OSError):
     """A path that cannot be resolved: its symlinks lead round in a circle."""
+
+
+def workspace_key(workspace: Path) -> str:
+    """A stable name for a workspace: a hash of its resolved path. Its checkpoints
+    and its memory doc are filed under it."""
+    raw = os.fsencode(str(workspace))
+    return hashlib.sha256(raw).hexdigest()[:24]
 
 
 def open_workspace(raw: str | os.PathLike[str]) -> Workspace:

@@ -28,6 +28,7 @@ from server.engine.channel import RunChannel, RunHistory
 from server.engine.conversation import load_history, request_of
 from server.engine.hooks.runner import load_hooks
 from server.engine.loop import AgentRun, RunControl, run_agent
+from server.engine.memory import Memory
 from server.engine.permissions.modes import Contract, ContractError, Mode
 from server.engine.permissions.rulebook import RuleBook
 from server.engine.sandbox.base import Sandbox, SandboxError
@@ -141,6 +142,7 @@ class RunManager:
         register_env_keys(name for name in os.environ if name.endswith(KEY_SUFFIXES))
         self.rulebook = RuleBook(store, self.tool_names)
         self.approvals = ApprovalDesk()
+        self.memory = Memory(paths, store)
 
     async def __aenter__(self) -> RunManager:
         self._tg = anyio.create_task_group()
@@ -263,6 +265,7 @@ class RunManager:
             model_facts=facts,
             compact_only=bool(follows) and task == COMPACT_COMMAND,
             preamble=preamble,
+            memory=self.memory.at(workspace.root),
         )
         self._live[run_id] = live
         self._tg.start_soon(self._drive, agent, channel, live, recorder, sandbox)

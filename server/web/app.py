@@ -24,6 +24,7 @@ from server.runtime.runs import RunManager
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
+from server.web.memory_routes import memory_routes
 from server.web.model_routes import model_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
@@ -78,6 +79,7 @@ def create_app(
         *api_routes(),
         *checkpoint_routes(),
         *conversation_routes(),
+        *memory_routes(),
         *model_routes(),
         *monitor_routes(),
         *safety_routes(),

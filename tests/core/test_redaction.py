@@ -12,6 +12,7 @@ from server.core.events import TextDelta, ToolRequested
 from server.core.redaction import (
     MARK,
     StreamRedactor,
+    holds_key,
     redact,
     redact_value,
     register_secret,
@@ -137,3 +138,11 @@ def test_logs_written_to_stderr_are_redacted() -> None:
     assert "key [redacted] and [redacted]" in err and "boom with [redacted]" in err
     for secret in (ANTHROPIC, OPENAI, "my-local-secret-123"):
         assert secret not in err
+
+
+def test_holds_key_sees_what_redact_would_blank() -> None:
+    assert holds_key("sk-ant-api03-" + "q" * 30)
+    assert holds_key("x-api-key: 0123456789abcdef")
+    register_secret("registered-but-shapeless-99")
+    assert holds_key("here: registered-but-shapeless-99")
+    assert not holds_key("the api key lives in the keyring")

@@ -105,3 +105,15 @@ export const safetyApi = {
       by: inDesktop() ? "desktop" : "web",
     }),
 };
+
+// The memory section of the API (docs/api.md, "Memory"). A rejected write is
+// an ApiError whose message is the guard's reason.
+export const memoryApi = {
+  get: (workspace) => request("GET", `/api/memory${query({ workspace })}`),
+  search: async (q, workspace) =>
+    (await request("GET", `/api/memory/search${query({ q, workspace })}`)).facts ?? [],
+  addFact: async (fact) => (await request("POST", "/api/memory/facts", fact)).fact,
+  forgetFact: (id) => request("DELETE", `/api/memory/facts/${enc(id)}`),
+  putDoc: async (kind, text, workspace) =>
+    (await request("PUT", `/api/memory/docs/${enc(kind)}${query({ workspace })}`, { text })).doc,
+};

@@ -1,11 +1,12 @@
 // Wires the page together: conversations list, form, conversation view, the
 // all-runs socket, the connection dot, the Monitor, Rules and Settings views,
 // the welcome screen, the safety controls in the header, the address
-// (#run=ID, #monitor, #rules or #settings), and the desktop bridge.
+// (#run=ID, #monitor, #rules, #memory or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
 import { pageReady } from "./bridge.js";
 import { ConnectionIndicator } from "./connection.js";
+import { MemoryView } from "./memory.js";
 import { RunForm } from "./form.js";
 import { RunsList } from "./runs.js";
 import { RunView } from "./runview.js";
@@ -19,6 +20,7 @@ import { Welcome } from "./welcome.js";
 const connection = new ConnectionIndicator(byId("connection-status"));
 const MONITOR_HASH = "#monitor";
 const RULES_HASH = "#rules";
+const MEMORY_HASH = "#memory";
 const SETTINGS_HASH = "#settings";
 
 function runIdFromHash() {
@@ -90,6 +92,10 @@ const rules = new RulesView({
   },
 });
 
+const memory = new MemoryView({
+  context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
+});
+
 function showView(name) {
   document.querySelector(".app").dataset.view = name;
   for (const tab of document.querySelectorAll(".view-tab")) {
@@ -103,6 +109,7 @@ function route() {
     // The run stays open behind the monitor: the Runs tab goes back to it.
     rules.hide();
     settings.hide();
+    memory.hide();
     showView("monitor");
     monitor.show();
     return;
@@ -110,12 +117,21 @@ function route() {
   monitor.hide();
   if (location.hash === SETTINGS_HASH) {
     rules.hide();
+    memory.hide();
     safety.close();
     showView("settings");
     settings.show();
     return;
   }
   settings.hide();
+  if (location.hash === MEMORY_HASH) {
+    rules.hide();
+    safety.close();
+    showView("memory");
+    memory.show();
+    return;
+  }
+  memory.hide();
   if (location.hash === RULES_HASH) {
     // Likewise behind the rules.
     safety.close();

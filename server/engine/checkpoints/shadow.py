@@ -10,12 +10,13 @@ the user's folder. Nothing here ever opens the workspace's own ``.git``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
+
+from server.engine.workspace import workspace_key
 
 REF_PREFIX = "refs/sparrow/"
 
@@ -25,12 +26,6 @@ _CONFIG = {
     "core.logallrefupdates": "false",
     "core.autocrlf": "false",
 }
-
-
-def workspace_key(workspace: Path) -> str:
-    """A stable name for a workspace: a hash of its resolved path."""
-    raw = os.fsencode(str(workspace))
-    return hashlib.sha256(raw).hexdigest()[:24]
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,56 @@ def m004_checkpoint_baseline(db: SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE checkpoints ADD COLUMN baseline INTEGER NOT NULL DEFAULT 0")
 
 
+def m005_memory(db: SqliteDatabase) -> None:
+    """Memory facts (``workspace`` NULL: global), one per key and scope, and a
+    full-text index over key and value that triggers keep in step."""
+    # AUTOINCREMENT: an id once forgotten is never another fact's, so a stale
+    # `sparrow memory forget ID` cannot remove the wrong one.
+    db.execute_sql(
+        """
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            workspace TEXT,
+            updated_at REAL NOT NULL
+        )"""
+    )
+    db.execute_sql("CREATE UNIQUE INDEX facts_scope_key ON facts(COALESCE(workspace, ''), key)")
+    db.execute_sql("CREATE INDEX facts_updated ON facts(updated_at)")
+    db.execute_sql(
+        "CREATE VIRTUAL TABLE facts_fts USING fts5(key, value, content='facts', "
+        "content_rowid='id', tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.execute_sql(
+        """
+        CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+            INSERT INTO facts_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+        END"""
+    )
+    db.execute_sql(
+        """
+        CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+            INSERT INTO facts_fts(facts_fts, rowid, key, value)
+            VALUES ('delete', old.id, old.key, old.value);
+        END"""
+    )
+    db.execute_sql(
+        """
+        CREATE TRIGGER facts_fts_update AFTER UPDATE ON facts BEGIN
+            INSERT INTO facts_fts(facts_fts, rowid, key, value)
+            VALUES ('delete', old.id, old.key, old.value);
+            INSERT INTO facts_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+        END"""
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_checkpoints,
     m003_permissions,
     m004_checkpoint_baseline,
+    m005_memory,
 ]
 
 

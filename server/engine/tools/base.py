@@ -12,6 +12,7 @@ from server.core.settings import Settings
 from server.engine.workspace import Workspace
 
 if TYPE_CHECKING:
+    from server.engine.memory import WorkspaceMemory
     from server.engine.sandbox.base import Sandbox
 
 
@@ -50,6 +51,9 @@ class ToolContext:
     denied: Callable[[str], bool] = field(default=_nothing_denied)
     # Where commands run; None: the plain local sandbox of the workspace.
     sandbox: Sandbox | None = None
+    # The memory tool's memory (of the run's own workspace, not a worktree's);
+    # None: the run has none.
+    memory: WorkspaceMemory | None = None
 
 
 class Tool(Protocol):

@@ -8,6 +8,7 @@ from server.engine.tools.base import Tool
 from server.engine.tools.edit import DeleteFile, EditFile
 from server.engine.tools.fetch import FetchUrl
 from server.engine.tools.files import ListDir, ReadFile, WriteFile
+from server.engine.tools.memory import MemoryTool
 from server.engine.tools.search import Glob, Grep
 from server.engine.tools.shell import RunShell
 from server.providers.base import ToolSpec
@@ -43,5 +44,6 @@ def default_tools() -> ToolSet:
             DeleteFile(),
             RunShell(),
             FetchUrl(),
+            MemoryTool(),
         ]
     )

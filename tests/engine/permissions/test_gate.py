@@ -244,6 +244,10 @@ def test_no_tool_reaches_sparrow_s_own_folders_in_the_workspace(
         judged("run_shell", command="sqlite3 $HOME/.local/state/sparrow/sessions.db .dump"),
         judged("run_shell", command=f"cat {own.config}/config.toml"),
         judged("run_shell", command="cp x .cache/sparrow/y"),
+        # The memory docs change only through the memory guards.
+        judged("write_file", path=".local/share/sparrow/memory/USER.md", content="x"),
+        judged("edit_file", path=".local/share/sparrow/memory/USER.md", old="a", new="b"),
+        judged("run_shell", command="echo x >> ~/.local/share/sparrow/memory/USER.md"),
     ):
         assert verdict.decision == Decision.DENY, verdict
         assert "Sparrow's own" in verdict.reason

@@ -56,6 +56,14 @@ EXPECTED_SCHEMA = {
         "created_at",
     ],
     "preferences": ["key", "value", "updated_at"],
+    "facts": ["id", "key", "value", "workspace", "updated_at"],
+    "sqlite_sequence": ["name", "seq"],  # facts' AUTOINCREMENT
+    # The full-text index and the tables FTS5 keeps it in.
+    "facts_fts": ["key", "value"],
+    "facts_fts_data": ["id", "block"],
+    "facts_fts_idx": ["segid", "term", "pgno"],
+    "facts_fts_docsize": ["id", "sz"],
+    "facts_fts_config": ["k", "v"],
 }
 
 
