@@ -90,7 +90,7 @@ class CallPipeline:
                 call_id=call.id,
                 tool=call.name,
                 args=call.args,
-                risk=tool.risk.value if tool else UNKNOWN_RISK,
+                risk=risk_of(tool, call.args).value if tool else UNKNOWN_RISK,
             )
         )
         started = time.perf_counter()
@@ -155,7 +155,12 @@ class CallPipeline:
         )
         if blocked is not None and blocked.blocked:
             return ToolOutput(False, f"blocked by a PreToolUse hook: {blocked.reason}"), None
-        if verdict.needs_checkpoint and self.run.checkpoints and batch.checkpoint_id is None:
+        if (
+            verdict.needs_checkpoint
+            and getattr(tool, "touches_workspace", True)
+            and self.run.checkpoints
+            and batch.checkpoint_id is None
+        ):
             failure = await self._checkpoint(batch, call)
             if failure is not None:
                 return ToolOutput(
@@ -177,7 +182,7 @@ class CallPipeline:
         )
         facts = CallFacts(
             tool=call.name,
-            risk=tool.risk,
+            risk=risk_of(tool, call.args),
             args=call.args,
             workspace=run.workspace,
             session_id=run.session_id,
@@ -290,7 +295,7 @@ class CallPipeline:
             if tool.risk in WRITES and batch.checkpoint_id is not None:
                 text += await self._roll_back(batch)
             return ToolOutput(False, text), None
-        if output.ok and tool.risk in WRITES:
+        if output.ok and tool.risk in WRITES and getattr(tool, "touches_workspace", True):
             self.state.had_mutation = True
         return output, None
 
@@ -313,12 +318,19 @@ class CallPipeline:
         return f"; the batch was rolled back to checkpoint {batch.checkpoint_id}"
 
 
+def risk_of(tool: Tool, args: dict[str, Any]) -> Risk:
+    """A tool's risk for these arguments: most tools have one; a tool whose
+    actions differ (memory: recall reads, remember writes) says per call."""
+    per_call = getattr(tool, "risk_for", None)
+    return per_call(args) if callable(per_call) else tool.risk
+
+
 def _tool_fields(call: ToolCall, tool: Tool) -> dict[str, Any]:
     return {
         "tool_name": call.name,
         "tool_input": call.args,
         "tool_use_id": call.id,
-        "risk": tool.risk.value,
+        "risk": risk_of(tool, call.args).value,
     }
 
 

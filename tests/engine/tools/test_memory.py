@@ -81,3 +81,16 @@ async def test_bad_arguments_and_a_run_without_memory(ctx: ToolContext, workspac
     ):
         with pytest.raises(ToolArgumentError, match=message):
             await tool.run(args, ctx)
+
+
+def test_recall_is_a_read_and_notes_never_checkpoint_the_workspace() -> None:
+    from server.engine.calls import risk_of
+    from server.engine.tools.base import Risk
+    from server.engine.tools.memory import MemoryTool
+
+    tool = MemoryTool()
+    assert risk_of(tool, {"action": "recall"}) == Risk.READ_ONLY
+    assert risk_of(tool, {"action": "Recall "}) == Risk.READ_ONLY
+    assert risk_of(tool, {"action": "remember", "key": "k", "value": "v"}) == Risk.MUTATING
+    assert risk_of(tool, {"action": "forget", "key": "k"}) == Risk.MUTATING
+    assert tool.touches_workspace is False
