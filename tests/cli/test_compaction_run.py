@@ -154,3 +154,55 @@ def test_the_meter_is_the_provider_s_figure_and_drops_after_a_compaction(
     assert between[0]["tokens"] < after_usage[-2]
     measured = next(e for e in after if e["type"] == "context_updated" and e["seq"] > usage["seq"])
     assert measured["measured_tokens"] == usage["input_tokens"] + usage["cache_read_input_tokens"]
+
+
+def test_a_context_length_error_compacts_and_retries_once(
+    workspace: Path, sparrow_home: Path
+) -> None:
+    """The provider says the conversation no longer fits: the run compacts
+    (the model writes the summary) and asks again, instead of failing."""
+    from tests.fakes.script import Call, Failure, Reply
+    from tests.fakes.vendors import FakeVendor
+
+    for name in "abcd":
+        (workspace / f"{name}.txt").write_text(f"{name}\n")
+    too_long = Failure(400, "This model's maximum context length is 8192 tokens.",
+                       code="context_length_exceeded")
+    with FakeVendor() as vendor:
+        config = sparrow_home / "config" / "config.toml"
+        config.write_text(config.read_text() + f'\n[providers.fake]\nbase_url = '
+                          f'"{vendor.base_url}/v1"\nkind = "openai-chat"\n')
+        vendor.script(
+            *[Reply(text=f"Reading {n}.", calls=(Call("read_file", {"path": f"{n}.txt"}),))
+              for n in "abcd"],
+            too_long,
+            Reply(text="SUMMARY: read a and b."),
+            Reply(text="Read them all."),
+        )
+        events = ndjson(sparrow("run", "Read the files.", "-w", str(workspace), "-m",
+                                "fake:fake-model", "--json").stdout)
+        sent = vendor.last("/v1/chat/completions").body
+    compaction = next(e for e in events if e["type"] == "compacted")
+    assert compaction["reason"].startswith("the model said:")
+    assert compaction["summarised_by"] == "fake:fake-model"
+    assert events[-1]["status"] == "completed"
+    assert "SUMMARY: read a and b." in json.dumps(sent["messages"][1])  # after the system prompt
+
+    # Twice in a row: the run fails with one clear line, it does not loop.
+    for name in "efgh":
+        (workspace / f"{name}.txt").write_text(f"{name}\n")
+    with FakeVendor() as vendor:
+        config = sparrow_home / "config" / "config.toml"
+        text = config.read_text()
+        config.write_text(text[: text.index("[providers.fake]")] + f'[providers.fake]\nbase_url = '
+                          f'"{vendor.base_url}/v1"\nkind = "openai-chat"\n')
+        vendor.script(
+            *[Reply(text=f"Reading {n}.", calls=(Call("read_file", {"path": f"{n}.txt"}),))
+              for n in "efgh"],
+            too_long, Reply(text="SUMMARY."), too_long,
+        )
+        failed = sparrow("run", "Read more.", "-w", str(workspace), "-m", "fake:fake-model",
+                         "--json", check=False)
+    last = ndjson(failed.stdout)[-1]
+    assert last["type"] == "run_finished" and last["status"] == "failed"
+    assert "context window" in last["reason"]
