@@ -112,6 +112,9 @@ def test_the_docs_show_their_size_and_limit_and_go_through_the_guards(
     workspace = tmp_path / "project"
     workspace.mkdir()
     memory_text = page.get_by_test_id("doc-text-memory")
+    # The form's last workspace may fill the field (the server is shared): none here.
+    page.get_by_test_id("memory-workspace").fill("")
+    page.get_by_test_id("memory-load").click()
     expect(memory_text).to_be_disabled()  # no workspace yet
     expect(page.get_by_test_id("doc-size-user")).to_have_text("0 / 1,400")
 
