@@ -4,6 +4,7 @@
 // events only, so it shows the figure every surface shows; the exact figures,
 // and which part is measured and which estimated, are in its title.
 
+import { StackedBar } from "./bar.js";
 import { h } from "./dom.js";
 import { formatTokens } from "./format.js";
 
@@ -12,13 +13,15 @@ const LABELS = { prompt: "System prompt", memory: "Memory", tools: "Tools", atta
 
 export class ContextBar {
   constructor({ onCompact } = {}) {
-    this.segments = Object.fromEntries(
-      CATEGORIES.map((c) => [c, h("span", { class: "ctx-seg", "data-testid": "context-seg", dataset: { category: c } })]),
-    );
-    this.reserve = h("span", { class: "ctx-reserve", "data-testid": "context-reserve", hidden: true });
-    this.mark = h("span", { class: "ctx-mark", "data-testid": "context-compact-at", hidden: true });
-    this.bar = h("div", { class: "ctx-bar", role: "meter", "aria-label": "Context window" },
-      ...Object.values(this.segments), this.reserve, this.mark);
+    this.stacked = new StackedBar({
+      attrs: { class: "ctx-bar", "aria-label": "Context window" },
+      segments: CATEGORIES.map((c) => ({
+        key: c, attrs: { class: "ctx-seg", "data-testid": "context-seg", dataset: { category: c } },
+      })),
+      marks: [{ key: "compact", attrs: { class: "ctx-mark", "data-testid": "context-compact-at", hidden: true } }],
+      region: { class: "ctx-reserve", "data-testid": "context-reserve" },
+    });
+    this.bar = this.stacked.el;
     this.label = h("span", { class: "ctx-label", "data-testid": "context-label" });
     this.compactButton = h("button", {
       type: "button", class: "btn btn-ghost btn-small ctx-compact", "data-testid": "compact-button",
@@ -44,20 +47,14 @@ export class ContextBar {
     const scale = window > 0 ? tokens / window : 1;
     for (const c of CATEGORIES) {
       const share = totalChars > 0 ? (chars[c] || 0) / totalChars : 0;
-      this.segments[c].style.width = `${Math.min(100, share * scale * 100).toFixed(2)}%`;
-      this.segments[c].title = `${LABELS[c]}: ${(chars[c] || 0).toLocaleString()} characters`;
+      this.stacked.setSegment(c, share * scale * 100, `${LABELS[c]}: ${(chars[c] || 0).toLocaleString()} characters`);
     }
     const known = window > 0;
-    this.reserve.hidden = !known || !event.reserve;
-    this.mark.hidden = !known || event.compact_at === null || event.compact_at === undefined;
-    if (known) {
-      const at = Math.min(100, (100 * (event.compact_at || 0)) / window);
-      this.mark.style.left = `${at}%`;
-      this.reserve.style.left = `${at}%`;
-      this.reserve.style.width = `${100 - at}%`;
-      this.bar.setAttribute("aria-valuemax", String(window));
-      this.bar.setAttribute("aria-valuenow", String(tokens));
-    }
+    const at = known && event.compact_at !== null && event.compact_at !== undefined
+      ? Math.min(100, (100 * event.compact_at) / window) : null;
+    this.stacked.setMark("compact", at, at === null ? "" : `Compaction past ${(event.compact_at || 0).toLocaleString()} tokens`);
+    this.stacked.setRegion(at !== null && event.reserve ? at : null);
+    this.stacked.setValue(tokens, known ? window : null, "");
     const measured = event.measured_tokens;
     const how = measured === null || measured === undefined
       ? `all estimated (0.25 tokens per character)`

@@ -4,6 +4,7 @@
 // (createMeter) and filled in place on every update (fillMeter): nothing is
 // rebuilt, so live updates never flicker.
 
+import { StackedBar } from "./bar.js";
 import { h } from "./dom.js";
 import { absoluteTime, baseName, formatTokens, relativeTime } from "./format.js";
 import { createTrend, fillTrend } from "./trend.js";
@@ -55,9 +56,6 @@ export function createMeter(key) {
     tokens: h("span", { class: "meter-tokens", "data-testid": "meter-tokens" }),
     percent: h("span", { class: "meter-percent", "data-testid": "meter-percent" }),
     source: h("span", { class: "meter-source", "data-testid": "meter-source" }),
-    fill: h("div", { class: "meter-fill", "data-testid": "meter-fill" }),
-    warnMark: h("span", { class: "meter-mark", "data-kind": "warning", "data-testid": "meter-threshold" }),
-    critMark: h("span", { class: "meter-mark", "data-kind": "critical", "data-testid": "meter-threshold" }),
     warnLabel: h("span", { class: "meter-mark-label", "data-kind": "warning" }),
     critLabel: h("span", { class: "meter-mark-label", "data-kind": "critical" }),
     model: h("span", { class: "meter-model", "data-testid": "meter-model" }),
@@ -88,13 +86,19 @@ export function createMeter(key) {
     parts.handoff,
     parts.handoffNote,
   );
-  const bar = h(
-    "div",
-    { class: "meter-bar", "data-testid": "meter-bar", role: "meter", "aria-valuemin": "0" },
-    parts.fill,
-    parts.warnMark,
-    parts.critMark,
-  );
+  // The same bar as a run's context bar: here one fill, and the two thresholds.
+  const stacked = new StackedBar({
+    attrs: { class: "meter-bar", "data-testid": "meter-bar" },
+    segments: [{ key: "fill", attrs: { class: "meter-fill", "data-testid": "meter-fill" } }],
+    marks: [
+      { key: "warning", attrs: { class: "meter-mark", "data-kind": "warning", "data-testid": "meter-threshold" } },
+      { key: "critical", attrs: { class: "meter-mark", "data-kind": "critical", "data-testid": "meter-threshold" } },
+    ],
+  });
+  parts.fill = stacked.segments.fill;
+  parts.warnMark = stacked.marks.warning;
+  parts.critMark = stacked.marks.critical;
+  const bar = stacked.el;
   parts.bar = bar;
   parts.trend = trend;
   const el = h(
