@@ -142,10 +142,12 @@ class ListDir:
         path = check_args(self, args)["path"]
         target = ctx.workspace.resolve(path)
         limit = ctx.settings.files.list_limit_entries
-        return await anyio.to_thread.run_sync(self._list, target, path, limit)
+        return await anyio.to_thread.run_sync(
+            self._list, target, path, limit, frozenset(ctx.workspace.own)
+        )
 
     @staticmethod
-    def _list(target: Path, shown: str, limit: int) -> ToolOutput:
+    def _list(target: Path, shown: str, limit: int, own: frozenset[Path]) -> ToolOutput:
         if not target.exists():
             return ToolOutput(False, f"{shown}: no such folder")
         if not target.is_dir():
@@ -153,6 +155,8 @@ class ListDir:
         lines = []
         with os.scandir(target) as entries:
             for entry in sorted(entries, key=lambda e: e.name):
+                if own and Path(entry.path) in own:
+                    continue  # Sparrow's own folder (the home folder as the workspace)
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:

@@ -55,8 +55,11 @@ def _children(folder: Path, ctx: ToolContext) -> list[_Entry]:
     except OSError:
         return []
     found = []
+    own = ctx.workspace.own  # Sparrow's own folders: not the agent's to search
     for name in names:
         path = folder / name
+        if path in own:
+            continue
         rel = ctx.workspace.relative(path)
         try:
             info = path.lstat()

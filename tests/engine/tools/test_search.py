@@ -234,3 +234,31 @@ async def test_glob_does_not_loop_on_a_symlink_cycle(ctx: ToolContext, workspace
     (workspace / "a" / "f.py").write_text("")
     (workspace / "loop").symlink_to(workspace / "loop")
     assert (await glob(ctx, "**/*")).content.splitlines() == ["a/", "a/f.py", "a/up/"]
+
+
+async def test_grep_glob_and_list_dir_pass_over_sparrow_s_own_folders(workspace: Path) -> None:
+    """The home folder as the workspace: Sparrow's state is in it, and the
+    search tools neither list it nor read it (the gate refuses it by path)."""
+    from server.core.paths import Paths
+    from server.engine.tools.files import ListDir
+
+    own = Paths(workspace / ".config" / "sparrow", workspace / ".local" / "state" / "sparrow",
+                workspace / ".local" / "share" / "sparrow", workspace / ".cache" / "sparrow")
+    own.ensure()
+    (own.state / "transcripts" / "r.jsonl").write_text('{"text": "needle in a transcript"}\n')
+    (own.config / "config.toml").write_text("# needle\n")
+    (workspace / ".local" / "state" / "other.log").write_text("needle of another app\n")
+    (workspace / "notes.txt").write_text("needle in my notes\n")
+    (workspace / ".config" / "other").mkdir()
+    (workspace / ".config" / "other" / "app.toml").write_text("x = 1\n")
+    place = open_workspace(workspace)
+    place.own = own.own_folders()
+    ctx = ToolContext(place, Settings())
+
+    found = await Grep().run({"pattern": "needle", "path": "."}, ctx)
+    assert "notes.txt" in found.content and ".local/state/other.log" in found.content
+    assert "sparrow" not in found.content
+    listed = await Glob().run({"pattern": "**/*.toml"}, ctx)
+    assert ".config/other/app.toml" in listed.content and "config.toml" not in listed.content
+    shown = await ListDir().run({"path": ".local/state"}, ctx)
+    assert "other.log" in shown.content and "sparrow" not in shown.content
