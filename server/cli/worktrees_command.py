@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from server.cli.context import fail, open_state
@@ -54,5 +55,11 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _statuses(store: Store) -> dict[str, str]:
-    return {info.id: info.status for info in store.recent_runs(10_000)}
+def _statuses(store: Store) -> Callable[[str], str]:
+    """A run's status, asked of the store for each worktree (there are few)."""
+
+    def status_of(run_id: str) -> str:
+        info = store.get_run(run_id)
+        return info.status if info is not None else "unknown"
+
+    return status_of

@@ -272,8 +272,7 @@ async def _loop(
     )
     state = CallState()
     pipeline = CallPipeline(run, channel, ctx, hooks, state)
-    pricer = run.model_facts.pricer if run.model_facts else None
-    budget = Budget(run.settings.budget, run.provider.name, pricer)
+    budget = _budget(run)
     budget.check_start()
     await hooks.fire(
         "SessionStart",
@@ -321,6 +320,12 @@ async def _loop(
     return RunOutcome("stopped", f"hard stop: reached the limit of {MAX_TURNS} turns", MAX_TURNS)
 
 
+def _budget(run: AgentRun) -> Budget:
+    """The run's limits, with the model's price when it is known."""
+    pricer = run.model_facts.pricer if run.model_facts else None
+    return Budget(run.settings.budget, run.provider.name, pricer)
+
+
 NOTHING_TO_COMPACT = (
     "nothing to compact yet: the conversation holds only its first message and its last "
     "ones, which compaction keeps"
@@ -336,9 +341,7 @@ async def _compact_only(
 ) -> RunOutcome:
     """`/compact` as a follow-up: the conversation compacted, no model turn."""
     tracker.emit(0)
-    budget = Budget(run.settings.budget, run.provider.name,
-                    run.model_facts.pricer if run.model_facts else None)
-    compactor = Compactor(run, channel, conversation, tracker, hooks, budget)
+    compactor = Compactor(run, channel, conversation, tracker, hooks, _budget(run))
     if await compactor.compact(0, "asked by the user (/compact)"):
         return RunOutcome("completed", "the conversation was compacted", 0)
     return RunOutcome("completed", NOTHING_TO_COMPACT, 0)

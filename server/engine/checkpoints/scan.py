@@ -105,7 +105,8 @@ class Scan:
         self.hint_touched = set()
         walked: set[str] = set()  # folders walked whole in this scan
         # Sorted: a folder comes before what is below it, which its walk covers.
-        for path in sorted(set(paths)):
+        ordered = sorted(set(paths))
+        for path in ordered:
             if _below_any(path, walked):
                 continue
             self._forget(path)
@@ -129,7 +130,7 @@ class Scan:
                 self._walk(path)
             else:
                 self._consider(path, st)
-        for path in sorted(set(paths)):
+        for path in ordered:
             self._recheck_empty(path.rpartition("/")[0])
 
     def _recheck_empty(self, folder: str) -> None:

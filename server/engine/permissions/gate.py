@@ -9,7 +9,6 @@ nothing; the loop acts on the verdict."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from urllib.parse import urlsplit
 from server.engine.permissions.autonomy import Decision, autonomy_verdict, needs_checkpoint
 from server.engine.permissions.commands import mentioned_anywhere, split_command
 from server.engine.permissions.modes import BAND_OF_MODE, Contract, Mode
-from server.engine.permissions.protected import protected_part, protected_word
+from server.engine.permissions.protected import protected_part, protected_word, word_pieces
 from server.engine.permissions.rules import DEFAULT_RULES, Effect, Rule
 from server.engine.tools.base import Risk
 from server.engine.workspace import Workspace
@@ -135,8 +134,7 @@ def _own_word(workspace: Workspace, word: str) -> str | None:
     workspace), judged by its words like the protected names."""
     if not workspace.own:
         return None
-    for piece in re.split(r"[=:,]", word):
-        text = piece.strip("'\"")
+    for text in word_pieces(word):
         if "/" not in text and not text.startswith("~"):
             continue
         for prefix in ("$HOME", "${HOME}"):

@@ -29,11 +29,17 @@ def protected_part(path: str) -> str | None:
     return None
 
 
+def word_pieces(word: str) -> list[str]:
+    """The paths a shell word may name: itself, and the parts of ``--opt=VALUE``
+    or ``a:b`` lists, unquoted."""
+    return [piece.strip("'\"") for piece in re.split(r"[=:,]", word)]
+
+
 def protected_word(word: str) -> str | None:
     """A shell word naming a protected path, also inside ``--opt=VALUE`` or
     ``a:b`` lists (``cat .env``, ``--env-file=.env``, ``$HOME/.ssh/id_rsa``)."""
-    for piece in re.split(r"[=:,]", word):
-        found = protected_part(piece.strip("'\""))
+    for piece in word_pieces(word):
+        found = protected_part(piece)
         if found is not None:
             return found
     return None

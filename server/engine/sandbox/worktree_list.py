@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -60,10 +61,10 @@ def _main_gitdir(worktree: Path) -> Path | None:
     return admin.parent.parent
 
 
-def describe(folder: Path, status_of: dict[str, str]) -> RunWorktree:
+def describe(folder: Path, status_of: Callable[[str], str]) -> RunWorktree:
     run_id = folder.name
     branch = branch_name(run_id)
-    status = status_of.get(run_id, "unknown")
+    status = status_of(run_id)
     gitdir = _main_gitdir(folder)
     if gitdir is None or not gitdir.is_dir():
         return RunWorktree(run_id, str(folder), branch, "", 0, 0, status,
@@ -86,7 +87,10 @@ def describe(folder: Path, status_of: dict[str, str]) -> RunWorktree:
         mine.free()
 
 
-def list_worktrees(worktrees_dir: Path, status_of: dict[str, str]) -> list[RunWorktree]:
+def list_worktrees(
+    worktrees_dir: Path, status_of: Callable[[str], str]
+) -> list[RunWorktree]:
+    """``status_of``: a run's status by its id ("unknown" for a run not recorded)."""
     if not worktrees_dir.is_dir():
         return []
     folders = sorted(p for p in worktrees_dir.iterdir() if p.is_dir())
