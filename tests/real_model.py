@@ -56,7 +56,10 @@ def running(folder: Path, log: Path) -> Iterator[RealModel]:
     with log.open("w") as out:
         process = subprocess.Popen(
             [str(folder / "llama-server"), "-m", str(folder / "model.gguf"), "--host",
-             "127.0.0.1", "--port", str(port), "-c", str(CONTEXT), "-t", "2", "--no-webui"],
+             "127.0.0.1", "--port", str(port), "-c", str(CONTEXT), "-t", "2", "--no-webui",
+             # Greedy decoding: the same answer every run (a sampled one sometimes
+             # refuses to count, and a test of streaming then sees no stream).
+             "--temp", "0", "--seed", "1"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
