@@ -44,6 +44,11 @@ class Paths:
         """The memory docs: ``USER.md``, and ``workspaces/<key>/MEMORY.md``."""
         return self.data / "memory"
 
+    @property
+    def agents(self) -> Path:
+        """The agents defined as files: ``NAME.agent.md``."""
+        return self.config / "agents"
+
     def transcript(self, run_id: str) -> Path:
         return self.transcripts / f"{run_id}.jsonl"
 

@@ -6,6 +6,7 @@ The manager is an async context: its task group owns every run, and leaving it
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable
@@ -51,6 +52,7 @@ from server.runtime.model_choice import ModelChoice, choose_model, default_model
 
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
+    from server.runtime.agents import AgentRuntime
     from server.runtime.model_directory import ModelDirectory
 
 KEY_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
@@ -116,6 +118,9 @@ class RunRequest:
     handoff: str | None = None
     # Who answers what would ask; default: any surface, through the approval desk.
     approver: Approver | None = None
+    # Hard stops of this run over the settings' [budget] (max_tokens, max_cost_usd,
+    # max_wall_seconds): an agent file's own.
+    budget: dict[str, float] | None = None
 
 
 @dataclass
@@ -165,6 +170,13 @@ class RunManager:
 
         return ModelDirectory(self.store)
 
+    @functools.cached_property
+    def agents(self) -> AgentRuntime:
+        """The agents defined as files (their tables made at first use)."""
+        from server.runtime.agents import AgentRuntime
+
+        return AgentRuntime(self)
+
     def _settings(self, workspace_root: Path | None) -> Settings:
         try:
             return load_settings(self.paths.config_file, workspace_root)
@@ -198,6 +210,8 @@ class RunManager:
             )
         workspace.own = own
         settings = self._settings(workspace.root)
+        if request.budget:
+            settings = _with_budget(settings, request.budget)
         contract = self._contract_of(request, settings)
         # The shared stop holds whatever mode a run asks for: it is the kill switch.
         if Mode.EMERGENCY_STOP in (self.rulebook.contract(settings.autonomy).mode, contract().mode):
@@ -425,6 +439,18 @@ class RunManager:
         together so that none falls between the two."""
         subscription = self.bus.subscribe({run_id})
         return self.events(run_id) or [], subscription
+
+
+def _with_budget(settings: Settings, limits: dict[str, float]) -> Settings:
+    """``settings`` with the limits a request gives in place of [budget]'s own."""
+    own = settings.budget
+    budget = dataclasses.replace(
+        own,
+        max_tokens=int(limits.get("max_tokens", own.max_tokens)),
+        max_cost_usd=float(limits.get("max_cost_usd", own.max_cost_usd)),
+        max_wall_seconds=float(limits.get("max_wall_seconds", own.max_wall_seconds)),
+    )
+    return dataclasses.replace(settings, budget=budget)
 
 
 def open_workspace_or_none(raw: str) -> Workspace | None:

@@ -1,6 +1,7 @@
 """The Starlette app: the UI at ``/``, the API under ``/api``, events on ``/ws``,
-all behind the loopback guard. Its lifespan owns the runtime: the runs, and the
-session monitor polling beside them (``/api/monitor``, ``/ws/monitor``)."""
+all behind the loopback guard. Its lifespan owns the runtime: the runs, the
+agents' scheduler, and the session monitor polling beside them (``/api/monitor``,
+``/ws/monitor``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
+from server.runtime.scheduler import Scheduler
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
@@ -63,13 +65,21 @@ def create_app(
                 # The monitor's first poll runs in the background: the server answers meanwhile.
                 tg.start_soon(feed.run)
                 try:
-                    async with RunManager(
-                        paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
-                    ) as runs:
+                    # The scheduler ends before the runs do: it never starts one late.
+                    async with (
+                        RunManager(
+                            paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
+                        ) as runs,
+                        anyio.create_task_group() as background,
+                    ):
+                        background.start_soon(Scheduler(runs.agents).run)
                         # What start-up made lives as long as the server: out of the
                         # collector's way, so that its passes during a fast stream stay cheap.
                         gc.freeze()
-                        yield {"runs": runs, "monitor": feed}
+                        try:
+                            yield {"runs": runs, "monitor": feed}
+                        finally:
+                            background.cancel_scope.cancel()
                 finally:
                     tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:

@@ -1,0 +1,54 @@
+"""Cron expressions, read by cronsim: five fields in local time, or one of the
+usual @ names. Times are seconds since the epoch, as everywhere in the store."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Final
+
+from cronsim import CronSim, CronSimError
+
+# cronsim reads five fields only; these are the names cron itself knows.
+ALIASES: Final = {
+    "@hourly": "0 * * * *",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@weekly": "0 0 * * 0",
+    "@monthly": "0 0 1 * *",
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+}
+
+
+class CronError(ValueError):
+    """Not a cron expression; the message says what is wrong."""
+
+
+def _fields(expression: str) -> str:
+    return ALIASES.get(expression.strip().lower(), expression.strip())
+
+
+def check_cron(expression: str) -> str:
+    """``expression`` as given, when it is one that fires at least once."""
+    try:
+        next(CronSim(_fields(expression), datetime.now().astimezone()))
+    except CronSimError as exc:
+        raise CronError(f"{expression!r} is not a cron expression: {exc}") from exc
+    except StopIteration as exc:  # e.g. 30 February: valid fields, never due
+        raise CronError(f"{expression!r} is never due") from exc
+    return expression.strip()
+
+
+def next_after(expression: str, when: float) -> float:
+    """The first time ``expression`` is due strictly after ``when``."""
+    start = datetime.fromtimestamp(when).astimezone()
+    return next(CronSim(_fields(expression), start)).timestamp()
+
+
+def latest_due(expression: str, when: float) -> float:
+    """The last time ``expression`` was due at or before ``when``."""
+    start = datetime.fromtimestamp(when).astimezone() + timedelta(microseconds=1)
+    for moment in CronSim(_fields(expression), start, reverse=True):
+        if moment.timestamp() <= when:
+            return moment.timestamp()
+    raise CronError(f"{expression!r} was never due")  # pragma: no cover - check_cron refuses it
