@@ -6,6 +6,8 @@ import argparse
 import importlib
 from typing import Any
 
+from server.cli.agent_parser import add_agent_command
+
 DESCRIPTION = "Sparrow: a local-first agent cockpit. Run coding agents on your own folders."
 
 
@@ -259,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_safety_commands(sub)
     _add_compact_command(sub)
     _add_memory_command(sub)
+    add_agent_command(sub, _lazy)
     return parser
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -14,6 +15,7 @@ from server.cli.render import HumanRenderer, JsonRenderer
 from server.cli.tty_approver import NotInteractive, TtyApprover, choose_approver
 from server.core.events import RunFinished
 from server.engine.bus import EventBus, Subscription
+from server.engine.store import RunInfo
 from server.providers.scripted import ScriptedProvider, ScriptError, load_script
 from server.runtime.runs import RunManager, RunRequest, RunRequestError
 
@@ -51,14 +53,15 @@ def handle(args: argparse.Namespace) -> int:
         if args.json
         else HumanRenderer(show_questions=not isinstance(approver, TtyApprover))
     )
-    code = anyio.run(_run, request, renderer)
+    code = anyio.run(follow_run, lambda runs: runs.start(request), renderer)
     hint = approver.hint() if isinstance(approver, NotInteractive) else None
     if hint is not None:
         print(hint, file=sys.stderr)
     return code
 
 
-async def _run(request: RunRequest, renderer: Renderer) -> int:
+async def follow_run(start: Callable[[RunManager], RunInfo], renderer: Renderer) -> int:
+    """Start a run (``start``) in this process and print it as it happens."""
     paths, store = open_state()
     bus = EventBus()
     try:
@@ -66,7 +69,7 @@ async def _run(request: RunRequest, renderer: Renderer) -> int:
         with bus.subscribe(limit=1_000_000) as subscription:
             async with RunManager(paths=paths, store=store, bus=bus) as runs:
                 try:
-                    info = runs.start(request)
+                    info = start(runs)
                 except RunRequestError as exc:
                     return fail(str(exc), 2)
                 async with anyio.create_task_group() as tg:

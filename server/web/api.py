@@ -88,7 +88,12 @@ async def create_run(request: Request) -> JSONResponse:
 
 async def list_runs(request: Request) -> JSONResponse:
     runs = runs_of(request)
-    return JSONResponse({"runs": [run_dict(runs, info) for info in runs.recent()]})
+    recent = runs.recent()
+    # Which agent file started each run (null: someone started it directly).
+    agents = runs.agents.agents_of([info.id for info in recent])
+    return JSONResponse(
+        {"runs": [run_dict(runs, info) | {"agent": agents.get(info.id)} for info in recent]}
+    )
 
 
 async def get_run(request: Request) -> JSONResponse:
@@ -96,7 +101,8 @@ async def get_run(request: Request) -> JSONResponse:
     info = runs.get(request.path_params["run_id"])
     if info is None:
         return error(404, "no such run")
-    return JSONResponse({"run": run_dict(runs, info)})
+    agent = runs.agents.agents_of([info.id]).get(info.id)
+    return JSONResponse({"run": run_dict(runs, info) | {"agent": agent}})
 
 
 async def run_events(request: Request) -> JSONResponse:

@@ -23,6 +23,7 @@ from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.runtime.scheduler import Scheduler
+from server.web.agent_routes import agent_routes
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
@@ -87,6 +88,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         *api_routes(),
+        *agent_routes(),
         *checkpoint_routes(),
         *conversation_routes(),
         *memory_routes(),

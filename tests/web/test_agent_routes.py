@@ -1,0 +1,78 @@
+"""The agents API on the real app: listed with invalid files and their reasons,
+a file written only when valid, run now as an ordinary run (shown in the run
+list with its agent), stopped, deleted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from server.core.paths import Paths
+from tests.web.test_api import wait_finished
+
+
+def agent_file(workspace: Path, front: str = "", body: str = "Say hello.") -> str:
+    return f"---\nworkspace: {workspace}\nmodel: demo\n{front}---\n{body}\n"
+
+
+def test_agents_written_listed_read_run_and_deleted(
+    client: TestClient, workspace: Path, paths: Paths
+) -> None:
+    assert client.get("/api/agents").json() == {
+        "agents": [], "invalid": [], "folder": str(paths.agents)
+    }
+    text = agent_file(workspace, 'schedule: "*/10 * * * *"\n')
+    made = client.put("/api/agents/tidy", json={"text": text})
+    assert made.status_code == 201
+    agent = made.json()["agent"]
+    assert agent["name"] == "tidy" and agent["schedule"] == "*/10 * * * *"
+    assert agent["next_run"] % 600 == 0 and agent["last_run"] is None
+    assert (paths.agents / "tidy.agent.md").read_text() == text
+    (paths.agents / "typo.agent.md").write_text(agent_file(workspace, "modle: x\n"))
+
+    listing = client.get("/api/agents").json()
+    assert [a["name"] for a in listing["agents"]] == ["tidy"]
+    assert listing["invalid"] == [{
+        "name": "typo", "path": str(paths.agents / "typo.agent.md"),
+        "reason": listing["invalid"][0]["reason"],
+    }]
+    assert listing["invalid"][0]["reason"].startswith("unknown key modle")
+    read = client.get("/api/agents/typo").json()
+    assert read["valid"] is False and read["reason"].startswith("unknown key modle")
+    assert client.get("/api/agents/tidy").json() | {"path": ""} == {
+        "name": "tidy", "path": "", "text": text, "valid": True, "reason": None
+    }
+
+    started = client.post("/api/agents/tidy/run")
+    assert started.status_code == 201
+    run = started.json()["run"]
+    assert run["task"] == "Say hello." and run["workspace"] == str(workspace)
+    assert wait_finished(client, run["id"])["status"] == "completed"
+    runs = client.get("/api/runs").json()["runs"]
+    assert [(r["id"], r["agent"]) for r in runs] == [(run["id"], "tidy")]
+    assert client.get(f"/api/runs/{run['id']}").json()["run"]["agent"] == "tidy"
+    last = client.get("/api/agents").json()["agents"][0]["last_run"]
+    assert (last["id"], last["status"], last["trigger"]) == (run["id"], "completed", "hand")
+
+    replaced = client.put("/api/agents/tidy", json={"text": agent_file(workspace)})
+    assert replaced.status_code == 200 and replaced.json()["agent"]["schedule"] is None
+    assert client.delete("/api/agents/tidy").json() == {"deleted": "tidy"}
+    assert client.delete("/api/agents/tidy").status_code == 404
+    assert client.get("/api/agents/tidy").status_code == 404
+
+
+def test_an_invalid_file_is_refused_with_its_reason_and_not_written(
+    client: TestClient, workspace: Path, paths: Paths
+) -> None:
+    good = agent_file(workspace)
+    assert client.put("/api/agents/keep", json={"text": good}).status_code == 201
+    bad = client.put("/api/agents/keep", json={"text": agent_file(workspace, "autonomy: 2\n")})
+    assert bad.status_code == 400
+    assert bad.json() == {"error": "the autonomy level must be from 0.0 to 1.0, not 2"}
+    assert (paths.agents / "keep.agent.md").read_text() == good  # nothing lost
+    assert client.put("/api/agents/keep", json={}).status_code == 400
+    named = client.put("/api/agents/bad%20name", json={"text": good})
+    assert named.status_code == 400 and "is not an agent name" in named.json()["error"]
+    assert client.post("/api/agents/ghost/run").json()["error"].startswith("no agent 'ghost'")
+    assert client.post("/api/agents/keep/stop").status_code == 404
