@@ -117,3 +117,12 @@ export const memoryApi = {
   putDoc: async (kind, text, workspace) =>
     (await request("PUT", `/api/memory/docs/${enc(kind)}${query({ workspace })}`, { text })).doc,
 };
+
+// The agents section of the API (docs/api.md, "Agents"). A refused save is an
+// ApiError whose message is the file's reason.
+export const agentsApi = {
+  list: () => request("GET", "/api/agents"),
+  get: (name) => request("GET", `/api/agents/${enc(name)}`),
+  put: async (name, text) => (await request("PUT", `/api/agents/${enc(name)}`, { text })).agent,
+  run: async (name) => (await request("POST", `/api/agents/${enc(name)}/run`)).run,
+};

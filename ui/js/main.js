@@ -1,12 +1,13 @@
 // Wires the page together: conversations list, form, conversation view, the
 // all-runs socket, the connection dot, the Monitor, Rules and Settings views,
 // the welcome screen, the safety controls in the header, the address
-// (#run=ID, #monitor, #rules, #memory or #settings), and the desktop bridge.
+// (#run=ID, #monitor, #rules, #memory, #agents or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
 import { pageReady } from "./bridge.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
+import { AgentsView } from "./agents.js";
 import { RunForm } from "./form.js";
 import { RunsList } from "./runs.js";
 import { RunView } from "./runview.js";
@@ -21,6 +22,7 @@ const connection = new ConnectionIndicator(byId("connection-status"));
 const MONITOR_HASH = "#monitor";
 const RULES_HASH = "#rules";
 const MEMORY_HASH = "#memory";
+const AGENTS_HASH = "#agents";
 const SETTINGS_HASH = "#settings";
 
 function runIdFromHash() {
@@ -96,6 +98,11 @@ const memory = new MemoryView({
   context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
 });
 
+const agents = new AgentsView({
+  context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
+  onStarted: (run) => runs.upsert(run),
+});
+
 function showView(name) {
   document.querySelector(".app").dataset.view = name;
   for (const tab of document.querySelectorAll(".view-tab")) {
@@ -105,6 +112,17 @@ function showView(name) {
 }
 
 function route() {
+  if (location.hash === AGENTS_HASH) {
+    rules.hide();
+    settings.hide();
+    memory.hide();
+    monitor.hide();
+    safety.close();
+    showView("agents");
+    agents.show();
+    return;
+  }
+  agents.hide();
   if (location.hash === MONITOR_HASH) {
     // The run stays open behind the monitor: the Runs tab goes back to it.
     rules.hide();
@@ -162,7 +180,11 @@ byId("new-run").addEventListener("click", () => {
 });
 
 const everything = new LiveSocket({
-  onEvent: (event) => runs.applyEvent(event),
+  onEvent: (event) => {
+    runs.applyEvent(event);
+    // An agent's run that ends changes its row (last run, Run now again).
+    if (event.type === "run_finished") agents.refresh();
+  },
   onState: (state, detail) => {
     connection.set("all", state);
     if (state === "open" && detail.reconnected) runs.refresh();

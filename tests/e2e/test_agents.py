@@ -1,0 +1,93 @@
+"""The Agents view in headless Chromium against the real server: a new agent
+written in the editor (a bad file refused with its reason, nothing written),
+listed with its schedule and next run, an invalid file listed with its reason,
+and Run now starting an ordinary run that opens like any other."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Page, expect
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import SparrowServer
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def agents_page(app: Page, sparrow_server: SparrowServer) -> Iterator[Page]:
+    """The Agents tab, opened from the header; the shared server's agents removed after."""
+    expect(app.get_by_test_id("connection-status")).to_have_attribute("data-state", "open")
+    app.get_by_test_id("agents-tab").click()
+    expect(app.get_by_test_id("agents")).to_be_visible()
+    expect(app).to_have_url(f"{sparrow_server.base_url}/#agents")
+    try:
+        yield app
+    finally:
+        for path in (sparrow_server.home / "config" / "agents").glob("*.agent.md"):
+            path.unlink()
+
+
+def test_write_an_agent_see_its_schedule_and_run_it_now(
+    agents_page: Page, sparrow_server: SparrowServer, workspace: Path, artifacts: Path
+) -> None:
+    page = agents_page
+    folder = sparrow_server.home / "config" / "agents"
+    expect(page.get_by_test_id("agents-empty")).to_be_visible()
+    expect(page.get_by_test_id("agents-folder")).to_have_text(str(folder))
+
+    page.get_by_test_id("agent-new").click()
+    expect(page.get_by_test_id("agent-text")).to_have_value(
+        "---\nworkspace: /path/to/your/project\nmodel: auto\nmode: supervised\n"
+        "# A cron expression, quoted; leave out to run by hand only.\n"
+        '# schedule: "0 9 * * 1-5"\nmissed: run-once\n---\n'
+        "Say here what the agent should do each time it runs.\n"
+    )
+    page.get_by_test_id("agent-name").fill("greeter")
+    bad = (
+        f'---\nworkspace: {workspace}\nmodel: demo\nschedule: "*/15 * * * *"\nautonomy: 7\n'
+        "---\nSay hello.\n"
+    )
+    page.get_by_test_id("agent-text").fill(bad)
+    page.get_by_test_id("agent-save").click()
+    error = page.get_by_test_id("agent-editor-error")
+    expect(error).to_have_text("the autonomy level must be from 0.0 to 1.0, not 7")
+    expect(page.get_by_test_id("agent-text")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_test_id("agent-text")).to_have_value(bad)  # nothing typed is lost
+    assert not (folder / "greeter.agent.md").exists()
+    page.screenshot(path=artifacts / "agents-refused.png")
+
+    page.get_by_test_id("agent-text").fill(bad.replace("autonomy: 7\n", ""))
+    page.get_by_test_id("agent-save").click()
+    expect(page.get_by_test_id("agent-editor")).to_be_hidden()
+    row = page.get_by_test_id("agent-list").get_by_test_id("agent")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("agent-schedule")).to_have_text("*/15 * * * *")
+    expect(row.get_by_test_id("agent-next")).to_contain_text("next ")
+    expect(row).to_contain_text("never run")
+    assert (folder / "greeter.agent.md").read_text().startswith(f"---\nworkspace: {workspace}\n")
+
+    (folder / "typo.agent.md").write_text(f"---\nworkspace: {workspace}\nshedule: daily\n---\nx\n")
+    page.get_by_test_id("runs-tab").click()
+    page.get_by_test_id("agents-tab").click()
+    invalid = page.get_by_test_id("agent-invalid")
+    expect(invalid).to_have_count(1)
+    expect(invalid.get_by_test_id("agent-reason")).to_contain_text("unknown key shedule")
+
+    row.get_by_test_id("agent-run").click()
+    started = page.get_by_test_id("agent-started")
+    expect(started).to_be_visible()
+    expect(row).to_contain_text("last run completed", timeout=30_000)
+    expect(row.get_by_test_id("agent-run")).to_have_text("Run now")
+    page.screenshot(path=artifacts / "agents-list.png")
+    started.click()
+    expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=30_000)
+
+    page.get_by_test_id("agents-tab").click()
+    invalid.get_by_test_id("agent-edit").click()
+    expect(page.get_by_test_id("agent-editor-error")).to_contain_text("unknown key shedule")
+    expect(page.get_by_test_id("agent-name")).to_have_value("typo")
