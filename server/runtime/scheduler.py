@@ -68,8 +68,15 @@ class Scheduler:
     async def run(self) -> None:
         self.started_at = self.clock.now()
         while True:
-            self.tick()
-            await self._nap(self._next_wake())
+            # A failed pass (the store busy past its timeout, a file vanishing
+            # mid-read) must not end the app's task group: it tries again later.
+            try:
+                self.tick()
+                wake = self._next_wake()
+            except Exception:
+                log.exception("the scheduler's pass failed; it tries again in %g s", self.recheck)
+                wake = self.clock.now() + self.recheck
+            await self._nap(wake)
 
     def tick(self) -> list[str]:
         """Start what is due now; the runs started."""

@@ -154,3 +154,17 @@ def test_the_claim_is_the_stores_across_connections(paths: Paths) -> None:
     assert AgentRecords(second).claim("a", T0 + 300, "claimed") is True
     first.close()
     second.close()
+
+
+async def test_a_failed_pass_is_logged_and_the_scheduler_goes_on(
+    paths: Paths, workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_agent(paths, workspace, "tidy")
+    store = Store(paths.database)
+    async with RunManager(paths=paths, store=store, bus=EventBus(), demo_delay=0) as runs:
+        assert runs.agents.records.last_fire("tidy") is None  # the tables are made...
+        store.db.execute_sql("DROP TABLE agent_firings")  # ...and one goes from under it
+        clock = await walk(runs, T0, T0 + 5 * 60)
+    assert clock.wakes == [T0 + 60 * n for n in range(1, 6)]  # a pass a minute, none fatal
+    assert "the scheduler's pass failed; it tries again in 60 s" in caplog.text
+    store.close()

@@ -4,11 +4,16 @@ list with its agent), stopped, deleted."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from starlette.testclient import TestClient
 
 from server.core.paths import Paths
+from server.engine.agents.records import BASELINE, AgentRecords
+from server.engine.store import Store
+from server.web.app import create_app
+from tests.web.conftest import BASE, PORT, TOKEN
 from tests.web.test_api import wait_finished
 
 
@@ -22,12 +27,13 @@ def test_agents_written_listed_read_run_and_deleted(
     assert client.get("/api/agents").json() == {
         "agents": [], "invalid": [], "folder": str(paths.agents)
     }
-    text = agent_file(workspace, 'schedule: "*/10 * * * *"\n')
+    # Due once a year: the app's own scheduler starts nothing while the test runs.
+    text = agent_file(workspace, 'schedule: "0 4 1 1 *"\n')
     made = client.put("/api/agents/tidy", json={"text": text})
     assert made.status_code == 201
     agent = made.json()["agent"]
-    assert agent["name"] == "tidy" and agent["schedule"] == "*/10 * * * *"
-    assert agent["next_run"] % 600 == 0 and agent["last_run"] is None
+    assert agent["name"] == "tidy" and agent["schedule"] == "0 4 1 1 *"
+    assert agent["next_run"] % 60 == 0 and agent["last_run"] is None
     assert (paths.agents / "tidy.agent.md").read_text() == text
     (paths.agents / "typo.agent.md").write_text(agent_file(workspace, "modle: x\n"))
 
@@ -76,3 +82,25 @@ def test_an_invalid_file_is_refused_with_its_reason_and_not_written(
     assert named.status_code == 400 and "is not an agent name" in named.json()["error"]
     assert client.post("/api/agents/ghost/run").json()["error"].startswith("no agent 'ghost'")
     assert client.post("/api/agents/keep/stop").status_code == 404
+
+
+def test_the_app_runs_the_scheduler_a_time_missed_while_closed_runs_at_start(
+    paths: Paths, workspace: Path
+) -> None:
+    paths.agents.mkdir(parents=True, exist_ok=True)
+    (paths.agents / "catchup.agent.md").write_text(
+        agent_file(workspace, 'schedule: "*/5 * * * *"\n')
+    )
+    store = Store(paths.database)
+    AgentRecords(store).claim("catchup", time.time() - 3600, BASELINE)  # last seen an hour ago
+    store.close()
+    app = create_app(token=TOKEN, port=PORT, paths=paths, demo_delay=0)
+    with TestClient(app, base_url=BASE, headers={"authorization": f"Bearer {TOKEN}"}) as client:
+        deadline = time.monotonic() + 60
+        runs: list[dict[str, object]] = []
+        while not runs and time.monotonic() < deadline:
+            runs = client.get("/api/runs").json()["runs"]
+            time.sleep(0.05)
+        assert [r["agent"] for r in runs] == ["catchup"], "the missed time did not run at start"
+        last = client.get("/api/agents").json()["agents"][0]["last_run"]
+        assert last["trigger"] == "schedule"
