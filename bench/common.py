@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,8 +36,14 @@ def sparrow_desktop() -> str:
 
 
 @contextmanager
-def headless_server(env: dict[str, str] | None = None) -> Iterator[Served]:
+def headless_server(
+    env: dict[str, str] | None = None, prepare: Callable[[Path], None] | None = None
+) -> Iterator[Served]:
+    """``sparrow-desktop --headless`` in a fresh SPARROW_HOME, which ``prepare``
+    (when given) fills before the server starts."""
     home = Path(tempfile.mkdtemp(prefix="sparrow-bench-"))
+    if prepare is not None:
+        prepare(home)
     full_env = {**os.environ, "SPARROW_HOME": str(home), **(env or {})}
     process = subprocess.Popen(
         [sparrow_desktop(), "--headless"], stdout=subprocess.PIPE, text=True, env=full_env

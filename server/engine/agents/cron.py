@@ -4,9 +4,10 @@ usual @ names. Times are seconds since the epoch, as everywhere in the store."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from cronsim import CronSim, CronSimError
+if TYPE_CHECKING:
+    from cronsim import CronSim
 
 # cronsim reads five fields only; these are the names cron itself knows.
 ALIASES: Final = {
@@ -28,10 +29,19 @@ def _fields(expression: str) -> str:
     return ALIASES.get(expression.strip().lower(), expression.strip())
 
 
+def _cron(expression: str, start: datetime, reverse: bool = False) -> CronSim:
+    # Imported here: an app without scheduled agents never loads it.
+    from cronsim import CronSim
+
+    return CronSim(_fields(expression), start, reverse=reverse)
+
+
 def check_cron(expression: str) -> str:
     """``expression`` as given, when it is one that fires at least once."""
+    from cronsim import CronSimError
+
     try:
-        next(CronSim(_fields(expression), datetime.now().astimezone()))
+        next(_cron(expression, datetime.now().astimezone()))
     except CronSimError as exc:
         raise CronError(f"{expression!r} is not a cron expression: {exc}") from exc
     except StopIteration as exc:  # e.g. 30 February: valid fields, never due
@@ -42,13 +52,13 @@ def check_cron(expression: str) -> str:
 def next_after(expression: str, when: float) -> float:
     """The first time ``expression`` is due strictly after ``when``."""
     start = datetime.fromtimestamp(when).astimezone()
-    return next(CronSim(_fields(expression), start)).timestamp()
+    return next(_cron(expression, start)).timestamp()
 
 
 def latest_due(expression: str, when: float) -> float:
     """The last time ``expression`` was due at or before ``when``."""
     start = datetime.fromtimestamp(when).astimezone() + timedelta(microseconds=1)
-    for moment in CronSim(_fields(expression), start, reverse=True):
+    for moment in _cron(expression, start, reverse=True):
         if moment.timestamp() <= when:
             return moment.timestamp()
     raise CronError(f"{expression!r} was never due")  # pragma: no cover - check_cron refuses it

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
 from server.core.settings import SANDBOXES
 from server.engine.agents.cron import CronError, check_cron
 from server.engine.permissions.modes import ContractError, Mode, check_level, parse_mode
@@ -102,6 +100,9 @@ def split_front_matter(text: str) -> tuple[str, str]:
 
 
 def _front_matter(raw: str) -> dict[str, Any]:
+    # Imported here: an app without agent files never pays for the parser.
+    import yaml
+
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
