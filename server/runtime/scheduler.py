@@ -26,6 +26,7 @@ from server.runtime.agents import SCHEDULE, AgentRuntime
 from server.runtime.runs import RunRequestError
 
 RECHECK_SECONDS = 60.0
+KEEP_FIRINGS_SECONDS = 7 * 86400  # older firings are forgotten (the runs stay)
 CLAIMED = "claimed"
 SURFACE = "scheduler"
 
@@ -122,6 +123,7 @@ class Scheduler:
             records.settle(agent.name, due, f"not started: {exc}", None)
             return None
         records.settle(agent.name, due, STARTED, info.id)
+        records.prune(agent.name, due - KEEP_FIRINGS_SECONDS)
         return info.id
 
     def _next_wake(self) -> float:

@@ -99,6 +99,7 @@ async def test_a_time_missed_while_closed_follows_the_agents_policy(
     runs_started = sorted(r.fire_time or 0 for r in records.runs_of("nightly"))
     if policy == "run-once":
         assert runs_started == [T0 + 3600, T0 + 3900]  # once at start, then on time
+        assert firings[T0] == BASELINE
     else:
         assert firings[T0 + 3600] == SKIPPED
         assert runs_started == [T0 + 3900]
@@ -144,6 +145,18 @@ def test_a_second_process_does_not_start_the_same_firing(paths: Paths, workspace
     assert sorted(t for t, _ in rows) == [T0 + 300, T0 + 600, T0 + 900, T0 + 1200]
     assert {pid for _, pid in rows} <= {os.getpid(), other.pid}
     assert len(records.runs_of("shared")) == 4  # one run per firing, whoever started it
+    store.close()
+
+
+async def test_firings_older_than_a_week_are_forgotten(paths: Paths, workspace: Path) -> None:
+    write_agent(paths, workspace, "tidy")
+    store = Store(paths.database)
+    records = AgentRecords(store)
+    records.claim("tidy", T0 - 8 * 86400, BASELINE)
+    records.claim("tidy", T0 - 3 * 86400, STARTED)
+    async with RunManager(paths=paths, store=store, bus=EventBus(), demo_delay=0) as runs:
+        await walk(runs, T0 - 60, T0 + 60)  # T0 - 300 missed (run once at start), then T0
+    assert [t for t, _, _ in records.firings("tidy")] == [T0 - 3 * 86400, T0 - 300, T0]
     store.close()
 
 

@@ -69,6 +69,13 @@ class AgentRecords:
         )
         return bool(cursor.rowcount == 1)
 
+    def prune(self, agent: str, before: float) -> None:
+        """Forget the agent's firings older than ``before``: only the latest is ever
+        read back, and an agent due every minute would add 1,440 rows a day."""
+        self.store.db.execute_sql(
+            "DELETE FROM agent_firings WHERE agent = ? AND fire_time < ?", (agent, before)
+        )
+
     def settle(self, agent: str, fire_time: float, outcome: str, run_id: str | None) -> None:
         self.store.db.execute_sql(
             "UPDATE agent_firings SET outcome = ?, run_id = ? WHERE agent = ? AND fire_time = ?",
