@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.core.paths import Paths
 from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.store import Store
-from server.runtime.runs import RunRequest, RunRequestError
+
+if TYPE_CHECKING:  # the runs module is heavy: the CLI's quick commands open the store too
+    from server.runtime.runs import RunRequest
 
 DAY = 86_400.0
 
@@ -76,9 +79,11 @@ def _settings(paths: Paths) -> Settings | None:
 def resume_request(store: Store, session_id: str, task: str) -> RunRequest:
     """The run that continues a session: with its whole history, or, once it
     was compacted, as a new session (its child) from its last handoff doc."""
+    from server.runtime.runs import RunRequest, RunRequestError
+
     info = store.session_info(session_id)
     if info is None:
-        raise RunRequestError(str(NoSuchSession(session_id)))
+        raise NoSuchSession(session_id)
     if info.status == "running":
         raise RunRequestError(
             f"the session is still running ({info.last_run.id}): wait for its answer, "
