@@ -7,11 +7,13 @@ a sink on the run's channel) and the history already on disk (``backfill``)."""
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from peewee import SqliteDatabase
+from peewee import DatabaseError, SqliteDatabase
 
 from server.core.events import (
     CheckpointCreated,
@@ -26,6 +28,8 @@ from server.core.events import (
     UsageReported,
 )
 from server.engine.transcript import BadLine, read_transcript
+
+log = logging.getLogger(__name__)
 
 # A long tool output is indexed by its head: enough to find it, not a copy of a log.
 MAX_PIECE_CHARS = 8_000
@@ -56,6 +60,18 @@ class Gathered:
     cost_unknown: bool = False  # a response of unknown price: the total is not known
     handoff: str | None = None
     checkpoints: list[str] = field(default_factory=list)
+
+    def merge(self, later: Gathered) -> Gathered:
+        """This and what was gathered after it, as one."""
+        costs = [c for c in (self.cost, later.cost) if c is not None]
+        return Gathered(
+            pieces=self.pieces + later.pieces,
+            tokens=self.tokens + later.tokens,
+            cost=sum(costs) if costs else None,
+            cost_unknown=self.cost_unknown or later.cost_unknown,
+            handoff=later.handoff or self.handoff,
+            checkpoints=self.checkpoints + later.checkpoints,
+        )
 
     def __bool__(self) -> bool:
         return bool(
@@ -194,6 +210,7 @@ class SessionIndexer:
         self._session_id = session_id
         self._run_id = run_id
         self._gatherer = Gatherer()
+        self._unwritten = Gathered()
         self._written = time.monotonic()
 
     def __call__(self, event: Event) -> None:
@@ -210,7 +227,16 @@ class SessionIndexer:
 
     def flush(self) -> None:
         self._written = time.monotonic()
-        write(self._db, self._session_id, self._run_id, self._gatherer.take())
+        gathered = self._unwritten.merge(self._gatherer.take())
+        try:
+            write(self._db, self._session_id, self._run_id, gathered)
+        except (DatabaseError, sqlite3.DatabaseError) as exc:
+            # The database busy past its timeout (another process writing): the run
+            # goes on, and what was not written is tried again with the next batch.
+            log.warning("session index of %s not written yet: %s", self._run_id, exc)
+            self._unwritten = gathered
+        else:
+            self._unwritten = Gathered()
 
 
 def index_transcript(db: SqliteDatabase, session_id: str, run_id: str, path: Path) -> None:

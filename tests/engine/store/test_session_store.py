@@ -147,3 +147,32 @@ def test_the_users_words_are_quoted_whatever_they_are() -> None:
     assert match_expression('foo"bar AND') == '"foo""bar" "AND"*'
     assert match_expression("  ") is None
     assert json.dumps(match_expression("NEAR(a b)")) == json.dumps('"NEAR(a" "b)"*')
+
+
+def test_a_batch_the_busy_database_refused_is_written_with_the_next(tmp_path: Path) -> None:
+    import sqlite3
+
+    from server.engine.store.session_index import SessionIndexer
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session("/w", "busy")
+    store.create_run(run_id="r", session_id=session, workspace="/w", task="busy", model="m",
+                     transcript=tmp_path / "r.jsonl")
+    store.db.execute_sql("PRAGMA busy_timeout = 50")
+    indexer = SessionIndexer(store.db, session, "r")
+    other = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process writing, past the timeout
+    indexer(ToolResult(run_id="r", seq=5, turn=1, call_id="c", tool="t", ok=True,
+                       output="first narwhal"))
+    indexer(UsageReported(run_id="r", seq=6, turn=1, input_tokens=7, cost_usd=0.5))
+    indexer.flush()
+    other.execute("ROLLBACK")
+    other.close()
+    assert store.search_sessions("narwhal") == []
+    indexer(ToolResult(run_id="r", seq=7, turn=2, call_id="d", tool="t", ok=True,
+                       output="second narwhal"))
+    indexer(RunFinished(run_id="r", seq=8, status="completed", reason=""))
+    assert sorted(h.seq for h in store.search_sessions("narwhal")) == [5, 7]
+    info = store.session_info(session)
+    assert info is not None and (info.tokens, info.cost) == (7, 0.5)
+    store.close()
