@@ -253,7 +253,8 @@ def index_transcript(db: SqliteDatabase, session_id: str, run_id: str, path: Pat
 
 def backfill(db: SqliteDatabase) -> None:
     """Index the sessions recorded before the index existed, one run at a time."""
-    sessions = db.execute_sql("SELECT id, title FROM sessions").fetchall()
+    # Oldest first: the index's row ids follow time, and search reads the newest first.
+    sessions = db.execute_sql("SELECT id, title FROM sessions ORDER BY created_at, id").fetchall()
     for session_id, title in sessions:
         runs = db.execute_sql(
             "SELECT id, transcript, model, created_at FROM runs WHERE session_id = ? "

@@ -25,6 +25,11 @@ SESSION_COLUMNS = (
     "s.parent, s.last_active, (SELECT COUNT(*) FROM runs WHERE session_id = s.id), r.id"
 )
 SNIPPET_TOKENS = 16
+# A word found in very many pieces would cost a bm25 score for each: the best
+# are taken among this many of the newest matching pieces (row ids follow time).
+CANDIDATES = 1000
+# A shorter last word is matched whole: as a prefix it would match most of the index.
+MIN_PREFIX = 2
 
 
 class BadCursor(ValueError):
@@ -122,12 +127,14 @@ _WORD = re.compile(r"\S+")
 def match_expression(text: str) -> str | None:
     """The user's words as an FTS5 query: every word a quoted string (so no
     word is an operator or syntax), all of them required, the last one a
-    prefix (results as you type). None when there is no word."""
+    prefix (results as you type) once it has two letters. None when there is
+    no word."""
     words = [w.replace('"', '""') for w in _WORD.findall(text)]
     if not words:
         return None
     quoted = [f'"{w}"' for w in words]
-    quoted[-1] += "*"
+    if len(words[-1]) >= MIN_PREFIX:
+        quoted[-1] += "*"
     return " ".join(quoted)
 
 
@@ -173,7 +180,8 @@ def segments(snippet: str) -> list[dict[str, Any]]:
 
 
 def search(db: SqliteDatabase, text: str, *, limit: int) -> list[SearchHit]:
-    """The best matching pieces (bm25), each with where it is and a snippet."""
+    """The best matching pieces (bm25, among the newest CANDIDATES that match),
+    each with where it is and a snippet."""
     expression = match_expression(text)
     if expression is None:
         return []
@@ -181,12 +189,12 @@ def search(db: SqliteDatabase, text: str, *, limit: int) -> list[SearchHit]:
         "SELECT t.session_id, t.run_id, t.seq, t.turn, t.kind, s.title, s.workspace, "
         f"s.created_at, snippet(session_fts, 0, '{MARK_START}', '{MARK_END}', '…', "
         f"{SNIPPET_TOKENS}) "
-        "FROM (SELECT rowid, rank FROM session_fts WHERE session_fts MATCH ? "
-        "ORDER BY rank LIMIT ?) hit "
+        "FROM (SELECT rowid, rank FROM (SELECT rowid, rank FROM session_fts "
+        "WHERE session_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY rank, rowid LIMIT ?) hit "
         "JOIN session_fts ON session_fts.rowid = hit.rowid AND session_fts MATCH ? "
         "JOIN session_text t ON t.id = hit.rowid JOIN sessions s ON s.id = t.session_id "
-        "ORDER BY hit.rank",
-        (expression, limit, expression),
+        "ORDER BY hit.rank, hit.rowid",
+        (expression, CANDIDATES, limit, expression),
     ).fetchall()
     return [
         SearchHit(sid, run, seq, turn, kind, title, ws, started, segments(snip))

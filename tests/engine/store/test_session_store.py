@@ -147,6 +147,7 @@ def test_the_users_words_are_quoted_whatever_they_are() -> None:
     assert match_expression('foo"bar AND') == '"foo""bar" "AND"*'
     assert match_expression("  ") is None
     assert json.dumps(match_expression("NEAR(a b)")) == json.dumps('"NEAR(a" "b)"*')
+    assert match_expression("x a") == '"x" "a"'  # one letter: a whole word, not a prefix
 
 
 def test_a_batch_the_busy_database_refused_is_written_with_the_next(tmp_path: Path) -> None:
