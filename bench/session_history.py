@@ -16,7 +16,7 @@ from typing import Any
 
 from server.engine.store import Store
 
-VERSION = "sessions-v2"
+VERSION = "sessions-v3"
 EVENTS_PER_RUN = 50
 RUNS_PER_SESSION = 2
 WORKSPACES = 20
@@ -132,8 +132,6 @@ def generate(home: Path, sessions: int, seed: int = 7) -> None:
         connection.executemany(
             "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
             "VALUES (?, ?, ?, ?, ?, ?)", text_rows)
-    connection.execute("INSERT INTO session_fts(session_fts) VALUES ('optimize')")
-    connection.commit()
     connection.close()
 
 

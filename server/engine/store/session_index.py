@@ -36,8 +36,6 @@ MAX_PIECE_CHARS = 8_000
 # The live indexer writes when this many pieces wait, or this many seconds passed.
 BATCH_PIECES = 64
 BATCH_SECONDS = 1.0
-# The snippet markers; taken out of indexed text so that no text can fake a match.
-MARK_START, MARK_END = "\x02", "\x03"
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ class Piece:
 
 
 def clean(text: str) -> str:
-    return text[:MAX_PIECE_CHARS].replace(MARK_START, " ").replace(MARK_END, " ")
+    return text[:MAX_PIECE_CHARS]
 
 
 @dataclass

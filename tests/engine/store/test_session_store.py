@@ -177,3 +177,18 @@ def test_a_batch_the_busy_database_refused_is_written_with_the_next(tmp_path: Pa
     info = store.session_info(session)
     assert info is not None and (info.tokens, info.cost) == (7, 0.5)
     store.close()
+
+
+def test_snippets_mark_the_words_the_index_matched() -> None:
+    from server.engine.store.snippets import Terms, snippet
+
+    text = "Le café était fermé; " + " ".join(f"w{n}" for n in range(40)) + " CAFÉS again"
+    marked = snippet(text, Terms(["cafe", "fer"], prefix=True))
+    assert [s["text"] for s in marked if s["match"]] == ["café", "fermé"]
+    assert "".join(s["text"] for s in marked).startswith("Le café était fermé; w0")
+    assert marked[-1]["text"].endswith("w11…") and not marked[-1]["match"]
+    late = snippet(text, Terms(["again"], prefix=False))
+    assert late[0]["text"].startswith("…w26 ") and late[-1] == {"text": "again", "match": True}
+    assert {"text": "again", "match": True} in late
+    assert snippet("", Terms(["x"], prefix=False)) == []
+    assert snippet("?!", Terms(["x"], prefix=False)) == [{"text": "?!", "match": False}]
