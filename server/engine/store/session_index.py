@@ -252,23 +252,45 @@ def index_transcript(db: SqliteDatabase, session_id: str, run_id: str, path: Pat
 def backfill(db: SqliteDatabase) -> None:
     """Index the sessions recorded before the index existed, one run at a time."""
     # Oldest first: the index's row ids follow time, and search reads the newest first.
-    sessions = db.execute_sql("SELECT id, title FROM sessions ORDER BY created_at, id").fetchall()
-    for session_id, title in sessions:
-        runs = db.execute_sql(
-            "SELECT id, transcript, model, created_at FROM runs WHERE session_id = ? "
-            "ORDER BY created_at, id",
-            (session_id,),
-        ).fetchall()
-        models = list(dict.fromkeys(model for _, _, model, _ in runs))
+    sessions = db.execute_sql("SELECT id FROM sessions ORDER BY created_at, id").fetchall()
+    for (session_id,) in sessions:
+        _index_session(db, session_id)
+
+
+def reindex_session(db: SqliteDatabase, session_id: str) -> None:
+    """Index a session again from its transcripts, totals included: after a
+    process died with a batch not yet written (its transcript has every event)."""
+    with db.atomic():
+        db.execute_sql("DELETE FROM session_text WHERE session_id = ?", (session_id,))
+        db.execute_sql("DELETE FROM session_checkpoints WHERE session_id = ?", (session_id,))
         db.execute_sql(
-            "UPDATE sessions SET models = ?, last_active = COALESCE(?, created_at) WHERE id = ?",
-            (json.dumps(models), runs[-1][3] if runs else None, session_id),
+            "UPDATE sessions SET tokens = 0, cost = NULL, cost_unknown = 0, handoff = NULL "
+            "WHERE id = ?",
+            (session_id,),
         )
-        if title.strip():
-            db.execute_sql(
-                "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
-                "VALUES (?, ?, 0, 0, 'title', ?)",
-                (session_id, runs[0][0] if runs else "", clean(title)),
-            )
-        for run_id, transcript, _, _ in runs:
-            index_transcript(db, session_id, run_id, Path(transcript))
+        _index_session(db, session_id)
+
+
+def _index_session(db: SqliteDatabase, session_id: str) -> None:
+    found = db.execute_sql("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if found is None:
+        return
+    title = found[0]
+    runs = db.execute_sql(
+        "SELECT id, transcript, model, created_at FROM runs WHERE session_id = ? "
+        "ORDER BY created_at, id",
+        (session_id,),
+    ).fetchall()
+    models = list(dict.fromkeys(model for _, _, model, _ in runs))
+    db.execute_sql(
+        "UPDATE sessions SET models = ?, last_active = COALESCE(?, created_at) WHERE id = ?",
+        (json.dumps(models), runs[-1][3] if runs else None, session_id),
+    )
+    if title.strip():
+        db.execute_sql(
+            "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
+            "VALUES (?, ?, 0, 0, 'title', ?)",
+            (session_id, runs[0][0] if runs else "", clean(title)),
+        )
+    for run_id, transcript, _, _ in runs:
+        index_transcript(db, session_id, run_id, Path(transcript))

@@ -192,3 +192,27 @@ def test_snippets_mark_the_words_the_index_matched() -> None:
     assert {"text": "again", "match": True} in late
     assert snippet("", Terms(["x"], prefix=False)) == []
     assert snippet("?!", Terms(["x"], prefix=False)) == [{"text": "?!", "match": False}]
+
+
+def test_a_session_indexed_again_from_its_transcripts_counts_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    from server.engine.store.session_index import SessionIndexer, reindex_session
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session("/w", "the ocelot task")
+    store.create_run(run_id="r", session_id=session, workspace="/w", task="t", model="m",
+                     transcript=tmp_path / "r.jsonl")
+    events = _events("r", "the ocelot task", "a margay too", 0.25)
+    (tmp_path / "r.jsonl").write_text("".join(e.to_json() + "\n" for e in events))
+    indexer = SessionIndexer(store.db, session, "r")
+    for event in events[:7]:  # the process died before its last batch was written
+        indexer(event)
+    assert store.search_sessions("margay") == []
+    reindex_session(store.db, session)
+    reindex_session(store.db, session)
+    assert [h.kind for h in store.search_sessions("margay")] == ["tool_output"]
+    assert [h.kind for h in store.search_sessions("ocelot")] == ["title", "user"]
+    info = store.session_info(session)
+    assert info is not None and (info.tokens, info.cost) == (120, 0.25)
+    store.close()
