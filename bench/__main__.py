@@ -16,6 +16,7 @@ BENCHES = [
     "bench_tokens",
     "bench_context",
     "bench_agents",
+    "bench_sessions",
 ]
 
 

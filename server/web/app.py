@@ -23,6 +23,7 @@ from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.runtime.scheduler import Scheduler
+from server.runtime.sessions import apply_retention
 from server.web.agent_routes import agent_routes
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
@@ -33,6 +34,7 @@ from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
 from server.web.safety_routes import safety_routes
 from server.web.security import LoopbackGuard
+from server.web.sessions_routes import sessions_routes
 from server.web.socket import events_socket
 from server.web.static import ui_dir
 
@@ -60,6 +62,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         paths.ensure()
         store = Store(paths.database)
+        apply_retention(paths, store)
         try:
             feed = MonitorFeed(*make_monitor(paths.config_file, paths.state))
             async with anyio.create_task_group() as tg:
@@ -90,6 +93,7 @@ def create_app(
         *api_routes(),
         *agent_routes(),
         *checkpoint_routes(),
+        *sessions_routes(),
         *conversation_routes(),
         *memory_routes(),
         *model_routes(),
