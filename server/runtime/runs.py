@@ -237,6 +237,7 @@ class RunManager:
             task=task,
             model=provider.name,
             transcript=transcript,
+            surface=request.surface,
         )
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
