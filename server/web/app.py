@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
+from server.runtime.follower import RunFollower
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
@@ -66,6 +67,8 @@ def create_app(
                     async with RunManager(
                         paths=paths, store=store, bus=EventBus(), demo_delay=demo_delay
                     ) as runs:
+                        # Runs of `sparrow run` in other processes, live in the window too.
+                        tg.start_soon(RunFollower(runs).run)
                         # What start-up made lives as long as the server: out of the
                         # collector's way, so that its passes during a fast stream stay cheap.
                         gc.freeze()

@@ -194,6 +194,27 @@ class Store:
         # Released after the row is final: a reader never sees it running and unlocked.
         self.locks.release(run_id)
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits a change:
+        a cheap way to notice other processes' writes without reading any table."""
+        row = self.db.execute_sql("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    def runs_elsewhere(self, since: float | None = None) -> list[RunInfo]:
+        """Runs of other processes, oldest first: those going now (``since`` None),
+        or those started since ``since`` (on the index: cheap however long the history)."""
+        found = (
+            RunRecord.status == "running"
+            if since is None
+            else RunRecord.created_at >= since
+        )
+        query = (
+            RunRecord.select()
+            .where((RunRecord.pid != os.getpid()) & found)
+            .order_by(RunRecord.created_at, RunRecord.id)
+        )
+        return [RunInfo.of(row) for row in query]
+
     def get_run(self, run_id: str) -> RunInfo | None:
         row = RunRecord.get_or_none(RunRecord.id == run_id)
         return RunInfo.of(row) if row is not None else None
