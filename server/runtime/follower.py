@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import signal
 import time
@@ -28,6 +29,8 @@ from server.engine.channel import RunHistory
 from server.engine.store import RunInfo
 from server.monitor.tail import Tail
 from server.runtime.runs import RunManager
+
+log = logging.getLogger(__name__)
 
 IDLE_POLL = 0.5  # seconds between looks at the database
 TAIL_POLL = 0.1  # between looks at followed transcripts: what a live view lags at most
@@ -98,7 +101,12 @@ class RunFollower:
 
     async def run(self) -> None:
         while True:
-            self.poll()
+            try:
+                self.poll()
+            except Exception:
+                # A locked database or an unreadable file now: the next look tries again.
+                # Following is a view of other processes' work: it never takes the app down.
+                log.exception("following runs of other processes failed this time")
             await anyio.sleep(TAIL_POLL if self._followed else IDLE_POLL)
 
     def poll(self) -> None:

@@ -193,3 +193,28 @@ def _merged(events: list[dict[str, object]]) -> list[dict[str, object]]:
         else:
             out.append(dict(event))
     return out
+
+
+async def test_following_reads_each_byte_once_not_the_whole_transcript_per_change(
+    manager: RunManager,
+) -> None:
+    follower = RunFollower(manager)
+    subscription = manager.bus.subscribe(limit=10_000)
+    far = Foreign("r-far")
+    try:
+        far.write(STARTED)
+        follower.poll()
+        tail = follower._followed["r-far"].tail
+        looks = 1
+        for seq in range(2, 402):
+            far.write(line("text_delta", seq, turn=1, text=f"word {seq} "))
+            follower.poll()
+            looks += 1
+        written = Path(tail.path).stat().st_size
+        # Each look reads what was appended, and the one byte before it (the check
+        # that the file was not rewritten): never the transcript again.
+        assert tail.bytes_read <= written + looks
+        got = await received(subscription)  # the deltas merged: one text
+        assert got[-1]["text"] == "".join(f"word {seq} " for seq in range(2, 402))
+    finally:
+        far.close()

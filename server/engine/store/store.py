@@ -172,17 +172,21 @@ class Store:
     ) -> RunInfo:
         # Locked before the row exists: no process can find it running and unlocked.
         self.locks.hold(run_id, surface)
-        row = RunRecord.create(
-            id=run_id,
-            session=session_id,
-            workspace=workspace,
-            task=redact(task),
-            model=model,
-            status="running",
-            pid=os.getpid(),
-            transcript=str(transcript),
-            created_at=time.time(),
-        )
+        try:
+            row = RunRecord.create(
+                id=run_id,
+                session=session_id,
+                workspace=workspace,
+                task=redact(task),
+                model=model,
+                status="running",
+                pid=os.getpid(),
+                transcript=str(transcript),
+                created_at=time.time(),
+            )
+        except BaseException:
+            self.locks.release(run_id)
+            raise
         return RunInfo.of(row)
 
     def finish_run(self, run_id: str, *, status: str, reason: str, turns: int) -> None:
