@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.cli.test_cli import SPARROW
 from tests.conftest import start_autonomous
 from tests.e2e.conftest import OpenApp, SparrowServer, launch_server, page_opener
+from tests.runtime.foreign import Foreign
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +149,35 @@ def test_a_cli_run_killed_ends_interrupted_in_the_window(
     row = page.get_by_test_id("run-item").filter(has_text="terminal task three")
     expect(row.get_by_test_id("run-item-status")).to_have_attribute("data-status", "interrupted")
     page.screenshot(path=str(artifacts / "live-elsewhere-interrupted.png"))
+
+
+def test_a_terminal_runs_question_shows_with_where_to_answer_it(
+    open_app: OpenApp, server: SparrowServer, artifacts: Path
+) -> None:
+    page = open_app()
+    far = Foreign("r-asks-elsewhere", surface="cli", home=server.home)
+    try:
+        event = {"run_id": "r-asks-elsewhere", "ts": 1.0}
+        far.write(json.dumps(event | {
+            "type": "run_started", "seq": 1, "task": "terminal task four", "workspace": "/w",
+            "model": "script", "session_id": "s"}) + "\n")
+        far.write(json.dumps(event | {
+            "type": "tool_requested", "seq": 2, "turn": 1, "call_id": "c1",
+            "tool": "write_file", "args": {"path": "x.txt"}, "risk": "Mutating"}) + "\n")
+        far.write(json.dumps(event | {
+            "type": "approval_requested", "seq": 3, "turn": 1, "call_id": "c1",
+            "tool": "write_file", "args": {"path": "x.txt"}, "risk": "Mutating",
+            "reason": "writes need approval", "suggested_rule": "write_file(x.txt)",
+            "timeout_seconds": 600.0, "expires_at": time.time() + 600}) + "\n")
+        open_row(page, "terminal task four")
+        card = page.get_by_test_id("approval-card")
+        expect(card).to_be_visible(timeout=30_000)
+        expect(card.get_by_test_id("approval-elsewhere")).to_contain_text(
+            "answered at that terminal"
+        )
+        expect(card.get_by_test_id("approve-once")).to_be_disabled()
+        expect(card.get_by_test_id("deny")).to_be_disabled()
+        expect(page.get_by_test_id("cancel-button")).to_be_enabled()
+        card.screenshot(path=str(artifacts / "live-elsewhere-approval.png"))
+    finally:
+        far.close()

@@ -18,11 +18,11 @@ from server.core.paths import resolve_paths
 from server.engine.store import Store
 paths = resolve_paths().ensure()
 store = Store(paths.database)
-run_id = sys.argv[1]
+run_id, surface = sys.argv[1:3]
 session = store.create_session("/w", "a task elsewhere")
 transcript = paths.transcript(run_id)
 store.create_run(run_id=run_id, session_id=session, workspace="/w", task="a task elsewhere",
-                 model="script", transcript=transcript, surface="cli")
+                 model="script", transcript=transcript, surface=surface)
 out = open(transcript, "ab", buffering=0)
 print("ready", flush=True)
 for line in sys.stdin.buffer:
@@ -38,13 +38,15 @@ for line in sys.stdin.buffer:
 
 
 class Foreign:
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, surface: str = "cli", home: Path | None = None) -> None:
         self.run_id = run_id
         self.process = subprocess.Popen(
-            [sys.executable, "-c", WRITER, run_id],
+            [sys.executable, "-c", WRITER, run_id, surface],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=os.environ | {"PYTHONPATH": str(ROOT)},
+            env=os.environ
+            | {"PYTHONPATH": str(ROOT)}
+            | ({"SPARROW_HOME": str(home)} if home else {}),
         )
         assert self._reply() == "ready"
 
