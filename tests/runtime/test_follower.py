@@ -218,3 +218,20 @@ async def test_following_reads_each_byte_once_not_the_whole_transcript_per_chang
         assert got[-1]["text"] == "".join(f"word {seq} " for seq in range(2, 402))
     finally:
         far.close()
+
+
+async def test_a_run_elsewhere_over_between_two_looks_is_still_shown(manager: RunManager) -> None:
+    follower = RunFollower(manager)
+    subscription = manager.bus.subscribe()
+    follower.poll()  # the app is up: from now on every run elsewhere shows
+    far = Foreign("r-far")
+    try:
+        far.write(STARTED + TEXT + FINISHED)
+        far.finish()
+        follower.poll()
+        assert [e["type"] for e in await received(subscription)] == [
+            "run_started", "text_delta", "run_finished"
+        ]
+        assert follower.following == []
+    finally:
+        far.close()

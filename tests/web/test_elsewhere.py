@@ -4,11 +4,15 @@ live, and what cannot be done from here says why instead of doing nothing."""
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 from starlette.testclient import TestClient
 
+from tests.cli.test_cli import SPARROW
 from tests.runtime.foreign import Foreign
 from tests.web.conftest import WS
+from tests.web.test_api import wait_finished
 
 
 def line(kind: str, seq: int, **fields: object) -> str:
@@ -57,3 +61,32 @@ def test_a_run_of_another_app_cannot_be_cancelled_from_here_and_says_so(
         assert client.get("/api/runs/r-far").json()["run"]["status"] == "running"
     finally:
         far.close()
+
+
+def test_the_apps_running_run_is_listed_by_the_cli_and_left_running(
+    client: TestClient, workspace: Path, tmp_path: Path
+) -> None:
+    gate = tmp_path / "go"
+    wait = f"for i in $(seq 900); do [ -e {gate} ] && break; sleep 0.1; done"
+    script = {"turns": [
+        {"text": "Waiting.", "tool_calls": [{"tool": "run_shell", "args": {"command": wait}}]},
+        {"text": "Done."},
+    ]}
+    run = client.post(
+        "/api/runs",
+        json={"workspace": str(workspace), "task": "the app's own", "model": "script",
+              "script": script},
+    ).json()["run"]
+    try:
+        # Another process opens the store (and ends dead runs) while the app's run waits.
+        listed = subprocess.run([SPARROW, "runs", "--json"], capture_output=True, text=True,
+                                check=True, timeout=120).stdout
+        mine = [json.loads(row) for row in listed.splitlines() if run["id"] in row]
+        assert [(r["task"], r["status"]) for r in mine] == [("the app's own", "running")]
+        assert client.get(f"/api/runs/{run['id']}").json()["run"]["status"] == "running"
+    finally:
+        gate.touch()
+    assert wait_finished(client, run["id"])["status"] == "completed"
+    listed = subprocess.run([SPARROW, "runs"], capture_output=True, text=True, check=True,
+                            timeout=120).stdout
+    assert run["id"] in listed and "completed" in listed
