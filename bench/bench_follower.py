@@ -85,8 +85,14 @@ def main(argv: list[str] | None = None) -> None:
     idle = _cpu(follower.poll, args.runs)
     share = idle / IDLE_POLL
     print(row("idle look (nothing new)", f"{idle * 1e6:.1f} µs", "", None))
-    print(row("idle CPU at one look / 0.5 s", f"{share * 100:.4f} %", "< 0.1 %",
-              share / IDLE_GOAL_SHARE))
+    print(
+        row(
+            "idle CPU at one look / 0.5 s",
+            f"{share * 100:.4f} %",
+            "< 0.1 %",
+            share / IDLE_GOAL_SHARE,
+        )
+    )
 
     other = sqlite3.connect(paths.database)
 
@@ -96,8 +102,14 @@ def main(argv: list[str] | None = None) -> None:
 
     commit = _cpu(changed, 200)
     looked = [_cpu(lambda: (changed(), follower.poll()), 1) - commit for _ in range(200)]
-    print(row("look after another process's commit", f"{statistics.median(looked) * 1e6:.0f} µs",
-              "", None))
+    print(
+        row(
+            "look after another process's commit",
+            f"{statistics.median(looked) * 1e6:.0f} µs",
+            "",
+            None,
+        )
+    )
 
     # (b) a run of "another process": its row, and a transcript written line by line.
     now = time.time()
@@ -112,14 +124,35 @@ def main(argv: list[str] | None = None) -> None:
     other.commit()
     written = 0
     with transcript.open("ab", buffering=0) as out:
-        start = json.dumps({"type": "run_started", "run_id": "r-far", "seq": 1, "ts": now,
-                            "task": "t", "workspace": "/w", "model": "demo", "session_id": "s"})
+        start = json.dumps(
+            {
+                "type": "run_started",
+                "run_id": "r-far",
+                "seq": 1,
+                "ts": now,
+                "task": "t",
+                "workspace": "/w",
+                "model": "demo",
+                "session_id": "s",
+            }
+        )
         written += out.write(start.encode() + b"\n")
         follower.poll()
         cpu = 0.0
         for seq in range(2, EVENTS + 2):
-            line = json.dumps({"type": "text_delta", "run_id": "r-far", "seq": seq, "ts": now,
-                               "turn": 1, "text": f"word {seq} "}).encode() + b"\n"
+            line = (
+                json.dumps(
+                    {
+                        "type": "text_delta",
+                        "run_id": "r-far",
+                        "seq": seq,
+                        "ts": now,
+                        "turn": 1,
+                        "text": f"word {seq} ",
+                    }
+                ).encode()
+                + b"\n"
+            )
             # Half a line now, the rest later: the follower meets partial lines too.
             written += out.write(line[:20])
             if seq % 10 == 0:

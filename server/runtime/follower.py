@@ -61,10 +61,7 @@ class Elsewhere:
                 f"Started by `sparrow run` in a terminal ({who}): its approvals are "
                 "answered at that terminal; Cancel here stops it there."
             )
-        return (
-            f"Runs in another Sparrow process ({who}): answer its approvals and "
-            "cancel it there."
-        )
+        return f"Runs in another Sparrow process ({who}): answer its approvals and cancel it there."
 
     def to_dict(self) -> dict[str, Any]:
         return {

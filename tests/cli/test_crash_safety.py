@@ -130,8 +130,9 @@ def _check_reopened(paths: Paths, run_id: str, context: str) -> None:
         store.close()
 
 
-def _kill_when(process: subprocess.Popen[bytes], transcripts: Path, before: set[str],
-               lines: int, jitter: float) -> bool:
+def _kill_when(
+    process: subprocess.Popen[bytes], transcripts: Path, before: set[str], lines: int, jitter: float
+) -> bool:
     """SIGKILL ``process`` once its new transcript has ``lines`` lines (0: at once,
     after ``jitter``); False when it finished first."""
     deadline = time.monotonic() + 60
@@ -204,7 +205,8 @@ def test_a_run_killed_at_random_points_leaves_consistent_records(
     assert killed >= TRIALS // 2, f"seed {seed}: most runs finished before their kill"
 
     # Whatever the kills, every run has ended and `sparrow runs` says how.
-    listed = subprocess.run([SPARROW, "runs", "--json", "--limit", "100"], capture_output=True,
-                            text=True, check=True).stdout
+    listed = subprocess.run(
+        [SPARROW, "runs", "--json", "--limit", "100"], capture_output=True, text=True, check=True
+    ).stdout
     statuses = [json.loads(line)["status"] for line in listed.splitlines()]
     assert "running" not in statuses and "interrupted" in statuses

@@ -42,22 +42,25 @@ def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
 
 def waiting_script(tmp_path: Path, gate: Path) -> Path:
     """A run that writes a file, then waits in a shell step until ``gate`` exists."""
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "Writing the plan first.",
-         "tool_calls": [{"tool": "write_file", "args": {"path": "plan.txt", "content": "1\n"}}]},
-        {"text": "Now I wait for the go-ahead.",
-         "tool_calls": [{"tool": "run_shell", "args": {
-             # Bounded: a shell left behind by a killed run ends by itself.
-             "command": f"for i in $(seq 900); do [ -e {gate} ] && break; sleep 0.1; done; "
-                        "echo released"}}]},
+    # Bounded: a shell left behind by a killed run ends by itself.
+    wait = f"for i in $(seq 900); do [ -e {gate} ] && break; sleep 0.1; done; echo released"
+    write = {"tool": "write_file", "args": {"path": "plan.txt", "content": "1\n"}}
+    turns = [
+        {"text": "Writing the plan first.", "tool_calls": [write]},
+        {
+            "text": "Now I wait for the go-ahead.",
+            "tool_calls": [{"tool": "run_shell", "args": {"command": wait}}],
+        },
         {"text": "Released: all done from the terminal."},
-    ]}))
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": turns}))
     return script
 
 
-def sparrow_run(server: SparrowServer, script: Path, workspace: Path, task: str
-                ) -> subprocess.Popen[bytes]:
+def sparrow_run(
+    server: SparrowServer, script: Path, workspace: Path, task: str
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [SPARROW, "run", "--script", str(script), "-w", str(workspace), "--json", task],
         stdout=subprocess.DEVNULL,
@@ -158,17 +161,54 @@ def test_a_terminal_runs_question_shows_with_where_to_answer_it(
     far = Foreign("r-asks-elsewhere", surface="cli", home=server.home)
     try:
         event = {"run_id": "r-asks-elsewhere", "ts": 1.0}
-        far.write(json.dumps(event | {
-            "type": "run_started", "seq": 1, "task": "terminal task four", "workspace": "/w",
-            "model": "script", "session_id": "s"}) + "\n")
-        far.write(json.dumps(event | {
-            "type": "tool_requested", "seq": 2, "turn": 1, "call_id": "c1",
-            "tool": "write_file", "args": {"path": "x.txt"}, "risk": "Mutating"}) + "\n")
-        far.write(json.dumps(event | {
-            "type": "approval_requested", "seq": 3, "turn": 1, "call_id": "c1",
-            "tool": "write_file", "args": {"path": "x.txt"}, "risk": "Mutating",
-            "reason": "writes need approval", "suggested_rule": "write_file(x.txt)",
-            "timeout_seconds": 600.0, "expires_at": time.time() + 600}) + "\n")
+        far.write(
+            json.dumps(
+                event
+                | {
+                    "type": "run_started",
+                    "seq": 1,
+                    "task": "terminal task four",
+                    "workspace": "/w",
+                    "model": "script",
+                    "session_id": "s",
+                }
+            )
+            + "\n"
+        )
+        far.write(
+            json.dumps(
+                event
+                | {
+                    "type": "tool_requested",
+                    "seq": 2,
+                    "turn": 1,
+                    "call_id": "c1",
+                    "tool": "write_file",
+                    "args": {"path": "x.txt"},
+                    "risk": "Mutating",
+                }
+            )
+            + "\n"
+        )
+        far.write(
+            json.dumps(
+                event
+                | {
+                    "type": "approval_requested",
+                    "seq": 3,
+                    "turn": 1,
+                    "call_id": "c1",
+                    "tool": "write_file",
+                    "args": {"path": "x.txt"},
+                    "risk": "Mutating",
+                    "reason": "writes need approval",
+                    "suggested_rule": "write_file(x.txt)",
+                    "timeout_seconds": 600.0,
+                    "expires_at": time.time() + 600,
+                }
+            )
+            + "\n"
+        )
         open_row(page, "terminal task four")
         card = page.get_by_test_id("approval-card")
         expect(card).to_be_visible(timeout=30_000)

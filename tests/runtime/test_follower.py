@@ -29,8 +29,9 @@ def line(kind: str, seq: int, **fields: object) -> str:
     return json.dumps({"type": kind, "run_id": "r-far", "seq": seq, "ts": 1.0, **fields}) + "\n"
 
 
-STARTED = line("run_started", 1, task="a task elsewhere", workspace="/w", model="script",
-               session_id="s")
+STARTED = line(
+    "run_started", 1, task="a task elsewhere", workspace="/w", model="script", session_id="s"
+)
 TEXT = line("text_delta", 2, turn=1, text="hello from the terminal")
 FINISHED = line("run_finished", 3, status="completed", reason="done", turns=1)
 
@@ -133,8 +134,16 @@ async def test_a_run_elsewhere_seen_first_by_a_client_is_not_sent_twice(
 
 def cli_run(script: Path, workspace: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [SPARROW, "run", "--script", str(script),
-         "-w", str(workspace), "--json", "a task elsewhere"],
+        [
+            SPARROW,
+            "run",
+            "--script",
+            str(script),
+            "-w",
+            str(workspace),
+            "--json",
+            "a task elsewhere",
+        ],
         stdout=subprocess.DEVNULL,
     )
 
@@ -143,13 +152,25 @@ async def test_a_cli_run_is_followed_event_for_event_and_cancelled_from_the_app(
     manager: RunManager, workspace: Path, tmp_path: Path
 ) -> None:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "Writing a file.",
-         "tool_calls": [{"tool": "write_file", "args": {"path": "a.txt", "content": "1"}}]},
-        {"text": "Now waiting.",
-         "tool_calls": [{"tool": "run_shell", "args": {"command": "sleep 60"}}]},
-        {"text": "never said"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "text": "Writing a file.",
+                        "tool_calls": [
+                            {"tool": "write_file", "args": {"path": "a.txt", "content": "1"}}
+                        ],
+                    },
+                    {
+                        "text": "Now waiting.",
+                        "tool_calls": [{"tool": "run_shell", "args": {"command": "sleep 60"}}],
+                    },
+                    {"text": "never said"},
+                ]
+            }
+        )
+    )
     follower = RunFollower(manager)
     subscription = manager.bus.subscribe()
     process = cli_run(script, workspace)
@@ -230,7 +251,9 @@ async def test_a_run_elsewhere_over_between_two_looks_is_still_shown(manager: Ru
         far.finish()
         follower.poll()
         assert [e["type"] for e in await received(subscription)] == [
-            "run_started", "text_delta", "run_finished"
+            "run_started",
+            "text_delta",
+            "run_finished",
         ]
         assert follower.following == []
     finally:

@@ -20,9 +20,19 @@ def line(kind: str, seq: int, **fields: object) -> str:
 
 
 STARTED = line("run_started", 1, task="far", workspace="/w", model="script", session_id="s")
-ASKS = line("approval_requested", 2, turn=1, call_id="c1", tool="write_file", args={"path": "x"},
-            risk="Mutating", reason="writes", suggested_rule="write_file(x)",
-            timeout_seconds=60.0, expires_at=9e9)
+ASKS = line(
+    "approval_requested",
+    2,
+    turn=1,
+    call_id="c1",
+    tool="write_file",
+    args={"path": "x"},
+    risk="Mutating",
+    reason="writes",
+    suggested_rule="write_file(x)",
+    timeout_seconds=60.0,
+    expires_at=9e9,
+)
 TEXT = line("text_delta", 3, turn=1, text="still going")
 
 
@@ -68,25 +78,33 @@ def test_the_apps_running_run_is_listed_by_the_cli_and_left_running(
 ) -> None:
     gate = tmp_path / "go"
     wait = f"for i in $(seq 900); do [ -e {gate} ] && break; sleep 0.1; done"
-    script = {"turns": [
-        {"text": "Waiting.", "tool_calls": [{"tool": "run_shell", "args": {"command": wait}}]},
-        {"text": "Done."},
-    ]}
+    script = {
+        "turns": [
+            {"text": "Waiting.", "tool_calls": [{"tool": "run_shell", "args": {"command": wait}}]},
+            {"text": "Done."},
+        ]
+    }
     run = client.post(
         "/api/runs",
-        json={"workspace": str(workspace), "task": "the app's own", "model": "script",
-              "script": script},
+        json={
+            "workspace": str(workspace),
+            "task": "the app's own",
+            "model": "script",
+            "script": script,
+        },
     ).json()["run"]
     try:
         # Another process opens the store (and ends dead runs) while the app's run waits.
-        listed = subprocess.run([SPARROW, "runs", "--json"], capture_output=True, text=True,
-                                check=True, timeout=120).stdout
+        listed = subprocess.run(
+            [SPARROW, "runs", "--json"], capture_output=True, text=True, check=True, timeout=120
+        ).stdout
         mine = [json.loads(row) for row in listed.splitlines() if run["id"] in row]
         assert [(r["task"], r["status"]) for r in mine] == [("the app's own", "running")]
         assert client.get(f"/api/runs/{run['id']}").json()["run"]["status"] == "running"
     finally:
         gate.touch()
     assert wait_finished(client, run["id"])["status"] == "completed"
-    listed = subprocess.run([SPARROW, "runs"], capture_output=True, text=True, check=True,
-                            timeout=120).stdout
+    listed = subprocess.run(
+        [SPARROW, "runs"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     assert run["id"] in listed and "completed" in listed

@@ -207,11 +207,7 @@ class Store:
     def runs_elsewhere(self, since: float | None = None) -> list[RunInfo]:
         """Runs of other processes, oldest first: those going now (``since`` None),
         or those started since ``since`` (on the index: cheap however long the history)."""
-        found = (
-            RunRecord.status == "running"
-            if since is None
-            else RunRecord.created_at >= since
-        )
+        found = RunRecord.status == "running" if since is None else RunRecord.created_at >= since
         query = (
             RunRecord.select()
             .where((RunRecord.pid != os.getpid()) & found)

@@ -63,8 +63,13 @@ def test_a_dead_run_is_interrupted_and_its_transcript_says_so(tmp_path: Path) ->
     events = _events(transcript)  # the torn line is cut: every line parses
     assert [e["type"] for e in events] == ["run_started", "model_requested", "run_finished"]
     assert events[-1] | {"ts": 0} == {
-        "type": "run_finished", "run_id": "dead", "seq": 3, "ts": 0,
-        "status": INTERRUPTED, "reason": info.reason, "turns": 3,
+        "type": "run_finished",
+        "run_id": "dead",
+        "seq": 3,
+        "ts": 0,
+        "status": INTERRUPTED,
+        "reason": info.reason,
+        "turns": 3,
     }
     assert not any(isinstance(e, BadLine) for e in read_transcript(transcript))
     store.close()
@@ -112,7 +117,11 @@ def test_runs_of_live_processes_stay_running(tmp_path: Path) -> None:
     store = Store(db)
     session = store.create_session("/w")
     store.create_run(
-        run_id="mine", session_id=session, workspace="/w", task="t", model="demo",
+        run_id="mine",
+        session_id=session,
+        workspace="/w",
+        task="t",
+        model="demo",
         transcript=tmp_path / "mine.jsonl",
     )
     store.close()
