@@ -17,6 +17,7 @@ BENCHES = [
     "bench_context",
     "bench_agents",
     "bench_sessions",
+    "bench_follower",
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import anyio
@@ -17,10 +17,20 @@ from server.core.events import RunFinished
 from server.engine.bus import EventBus, Subscription
 from server.engine.store import RunInfo
 from server.providers.scripted import ScriptedProvider, ScriptError, load_script
+from server.runtime.follower import CANCEL_REASON
 from server.runtime.runs import RunManager, RunRequest, RunRequestError
 
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 1, "cancelled": 130}
 Renderer = JsonRenderer | HumanRenderer
+# SIGUSR1: the app's Cancel on a run of this terminal (it follows it live).
+CANCEL_SIGNALS = [signal.SIGINT, signal.SIGTERM] + (
+    [signal.SIGUSR1] if hasattr(signal, "SIGUSR1") else []
+)
+CANCEL_REASONS = {
+    signal.SIGINT: "cancelled by Ctrl-C",
+    signal.SIGTERM: "cancelled by SIGTERM",
+    **({signal.SIGUSR1: CANCEL_REASON} if hasattr(signal, "SIGUSR1") else {}),
+}
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -73,14 +83,16 @@ async def follow_run(start: Callable[[RunManager], RunInfo], renderer: Renderer)
         # The terminal is this run's only reader: a generous queue, never a lagged drop.
         with bus.subscribe(limit=1_000_000) as subscription:
             async with RunManager(paths=paths, store=store, bus=bus) as runs:
-                try:
-                    info = start(runs)
-                except RunRequestError as exc:
-                    return fail(str(exc), 2)
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(_cancel_on_signal, runs, info.id)
-                    status = await _follow(subscription, renderer)
-                    tg.cancel_scope.cancel()
+                # Listening before the run exists: a cancel sent at once is not lost.
+                with anyio.open_signal_receiver(*CANCEL_SIGNALS) as signals:
+                    try:
+                        info = start(runs)
+                    except RunRequestError as exc:
+                        return fail(str(exc), 2)
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(_cancel_on_signal, runs, info.id, signals)
+                        status = await _follow(subscription, renderer)
+                        tg.cancel_scope.cancel()
     finally:
         store.close()
     if isinstance(renderer, HumanRenderer):
@@ -96,10 +108,9 @@ async def _follow(subscription: Subscription, renderer: Renderer) -> str:
                 return event.status
 
 
-async def _cancel_on_signal(runs: RunManager, run_id: str) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            runs.cancel(
-                run_id, "cancelled by Ctrl-C" if signum == signal.SIGINT else "cancelled by SIGTERM"
-            )
-            return
+async def _cancel_on_signal(
+    runs: RunManager, run_id: str, signals: AsyncIterator[signal.Signals]
+) -> None:
+    async for signum in signals:
+        runs.cancel(run_id, CANCEL_REASONS.get(signum, f"cancelled by {signum.name}"))
+        return

@@ -22,11 +22,11 @@ def handle(args: argparse.Namespace) -> int:
     if not runs:
         print('no runs yet: try `sparrow run --demo --workspace DIR "say hello"`')
         return 0
-    print(f"{'RUN':<26} {'STATUS':<10} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<10}  TASK / WORKSPACE")
+    print(f"{'RUN':<26} {'STATUS':<11} {'MODEL':<8} {'TURNS':>5}  {'WHEN':<10}  TASK / WORKSPACE")
     for info in runs:
         task = info.task if len(info.task) <= 40 else info.task[:39] + "…"
         print(
-            f"{info.id:<26} {info.status:<10} {info.model:<8} {info.turns:>5}  "
+            f"{info.id:<26} {info.status:<11} {info.model:<8} {info.turns:>5}  "
             f"{formatting.age(info.created_at):<10}  {task}  ({info.workspace})"
         )
     return 0

@@ -15,10 +15,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-RunStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
+# "interrupted": the process running it died first; set when the next one opens the store.
+RunStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
 # A checkpoint_created event names at most this many changed files.
 FILES_SHOWN = 200
-FINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "stopped"})
+FINAL_STATUSES: frozenset[str] = frozenset(
+    {"completed", "failed", "cancelled", "stopped", "interrupted"}
+)
 
 
 class EventDecodeError(ValueError):

@@ -50,6 +50,17 @@ class Tail:
         self.mtime_ns = 0
         self.bytes_read = 0  # total read from disk, for tests and benches
 
+    def start_at_beginning(self) -> bool:
+        """Read the file from its first byte on (for a file followed from its
+        start, not its tail). False when it cannot be read (yet)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        self.ino, self.dev = st.st_ino, st.st_dev
+        self.offset = self.scanned = self.size = self.mtime_ns = 0
+        return True
+
     def check(self) -> str:
         """What changed since the last read: SAME, GROWN, RESET (read anew) or MISSING."""
         try:

@@ -54,6 +54,7 @@ from server.runtime.model_choice import ModelChoice, choose_model, default_model
 if TYPE_CHECKING:
     from server.engine.checkpoints import CheckpointStore
     from server.runtime.agents import AgentRuntime
+    from server.runtime.follower import Elsewhere, RunFollower
     from server.runtime.model_directory import ModelDirectory
 
 KEY_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
@@ -151,6 +152,8 @@ class RunManager:
         self.rulebook = RuleBook(store, self.tool_names)
         self.approvals = ApprovalDesk()
         self.memory = Memory(paths, store)
+        # The app's follower of runs in other processes (none in `sparrow run`).
+        self.follower: RunFollower | None = None
 
     async def __aenter__(self) -> RunManager:
         self._tg = anyio.create_task_group()
@@ -258,6 +261,7 @@ class RunManager:
             task=task,
             model=provider.name,
             transcript=transcript,
+            surface=request.surface,
         )
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
@@ -389,7 +393,7 @@ class RunManager:
     def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:
         live = self._live.get(run_id)
         if live is None:
-            return False
+            return self.follower is not None and self.follower.cancel(run_id)
         live.control.cancel_reason = reason
         live.scope.cancel()
         return True
@@ -414,6 +418,10 @@ class RunManager:
             await live.done.wait()
         return self.store.get_run(run_id)
 
+    def elsewhere(self, info: RunInfo) -> Elsewhere | None:
+        """Who runs ``info`` when another Sparrow process does (None: this one, or none)."""
+        return self.follower.elsewhere(info) if self.follower is not None else None
+
     def is_live(self, run_id: str) -> bool:
         return run_id in self._live
 
@@ -428,6 +436,9 @@ class RunManager:
         live = self._live.get(run_id)
         if live is not None:
             return list(live.history.events)
+        followed = self.follower.events(run_id) if self.follower is not None else None
+        if followed is not None:
+            return followed
         info = self.store.get_run(run_id)
         if info is None:
             return None

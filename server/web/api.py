@@ -26,7 +26,11 @@ def runs_of(request: Request) -> RunManager:
 
 def run_dict(runs: RunManager, info: RunInfo) -> dict[str, Any]:
     """A RunInfo, with how many of its calls wait for an answer now."""
-    return info.to_dict() | {"waiting": runs.approvals.waiting(info.id)}
+    where = runs.elsewhere(info)
+    return info.to_dict() | {
+        "waiting": runs.approvals.waiting(info.id),
+        "elsewhere": where.to_dict() if where is not None else None,
+    }
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -115,9 +119,14 @@ async def run_events(request: Request) -> JSONResponse:
 async def cancel_run(request: Request) -> JSONResponse:
     runs = runs_of(request)
     run_id = request.path_params["run_id"]
-    if runs.get(run_id) is None:
+    info = runs.get(run_id)
+    if info is None:
         return error(404, "no such run")
-    runs.cancel(run_id)
+    where = runs.elsewhere(info)
+    if where is not None and not where.can_cancel:
+        return error(409, where.note)
+    if not runs.cancel(run_id) and where is not None:
+        return error(409, f"the run could not be reached to cancel it: {where.note}")
     info = runs.get(run_id)
     assert info is not None
     return JSONResponse({"run": run_dict(runs, info)}, status_code=202)

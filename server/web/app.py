@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
+from server.runtime.follower import RunFollower
 from server.runtime.runs import RunManager
 from server.runtime.scheduler import Scheduler
 from server.runtime.sessions import apply_retention
@@ -77,6 +78,8 @@ def create_app(
                         anyio.create_task_group() as background,
                     ):
                         background.start_soon(Scheduler(runs.agents).run)
+                        # Runs of `sparrow run` in other processes, live in the window too.
+                        background.start_soon(RunFollower(runs).run)
                         # What start-up made lives as long as the server: out of the
                         # collector's way, so that its passes during a fast stream stay cheap.
                         gc.freeze()

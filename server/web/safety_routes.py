@@ -175,6 +175,11 @@ async def import_rules(request: Request) -> JSONResponse:
 
 
 async def answer_approval(request: Request) -> JSONResponse:
+    runs = runs_of(request)
+    info = runs.get(request.path_params["run_id"])
+    where = runs.elsewhere(info) if info is not None else None
+    if where is not None:
+        return error(409, where.note)  # another process asks: it is answered there
     try:
         data = await _json_object(request)
         decision = _optional(data, "decision")
@@ -191,9 +196,7 @@ async def answer_approval(request: Request) -> JSONResponse:
             message=(_optional(data, "message") or "")[:2000],
             by=_optional(data, "by") or "web",
         )
-        runs_of(request).answer(
-            request.path_params["run_id"], request.path_params["call_id"], answer
-        )
+        runs.answer(request.path_params["run_id"], request.path_params["call_id"], answer)
     except RunRequestError as exc:
         return error(400, str(exc))
     except NothingToAnswer as exc:

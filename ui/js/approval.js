@@ -22,7 +22,8 @@ function countdown(seconds) {
 let cards = 0;
 
 export class ApprovalCard {
-  constructor(event, runId) {
+  /** `elsewhere`: the run's process when another one asks (a terminal): answered there. */
+  constructor(event, runId, elsewhere = null) {
     this.runId = runId;
     this.callId = event.call_id;
     this.expiresAt = Number(event.expires_at);
@@ -116,6 +117,12 @@ export class ApprovalCard {
       },
       this.body,
     );
+    if (elsewhere) {
+      this.setBusy(true);
+      this.el.removeAttribute("aria-busy");
+      this.el.dataset.elsewhere = "true";
+      this.body.append(h("p", { class: "approval-elsewhere", "data-testid": "approval-elsewhere" }, elsewhere.note));
+    }
     this.tick();
     this.timer = setInterval(() => this.tick(), 1000);
   }

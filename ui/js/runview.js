@@ -39,6 +39,10 @@ export class RunView {
     this.reason = byId("run-reason");
     this.contextBar = new ContextBar({ onCompact: () => this.compact() });
     this.reason.after(this.contextBar.el);
+    // A run of another process (a terminal's `sparrow run`): what can be done from here.
+    this.elsewhereNote = h("p", { class: "run-elsewhere", "data-testid": "run-elsewhere", hidden: true });
+    this.reason.after(this.elsewhereNote);
+    this.elsewhere = null;
     this.cancelButton = byId("cancel-button");
     this.placeholder = byId("run-placeholder");
     this.requests = new RequestDialog();
@@ -79,6 +83,7 @@ export class RunView {
     this.runIds = [];
     this.runWorkspace = "";
     this.sessionId = "";
+    this.elsewhere = null;
     this.status = "running";
     this.resetFigures();
     this.transcript.reset([]);
@@ -119,6 +124,7 @@ export class RunView {
     if (this.runId !== runId) return;
     this.runIds = runs.map((r) => r.id);
     this.transcript.reset(this.runIds);
+    this.transcript.elsewhere = new Map(runs.filter((r) => r.elsewhere).map((r) => [r.id, r.elsewhere]));
     this.timeline.load(this.runIds);
     for (const id of this.runIds) this.socket.subscribe(id);
     const last = runs[runs.length - 1];
@@ -200,6 +206,10 @@ export class RunView {
       this.modelReason.hidden = !run.model_reason;
     }
     this.idLabel.textContent = run.id || this.runId;
+    if (run.elsewhere !== undefined && (run.id ?? this.lastRunId) === this.lastRunId) {
+      this.elsewhere = run.elsewhere;
+      this.showElsewhere();
+    }
     // A final status, once known, is never replaced by an older "running".
     if (run.status && (run.id ?? this.lastRunId) === this.lastRunId &&
         !(isFinal(this.status) && !isFinal(run.status) && run.id === this.statusOf)) {
@@ -218,10 +228,26 @@ export class RunView {
       this.cancelButton.disabled = false;
       this.cancelButton.textContent = "Cancel";
     }
+    this.showElsewhere();
     const showReason = isFinal(status) && status !== "completed" && Boolean(reason);
     this.reason.hidden = !showReason;
     this.reason.textContent = showReason ? reason : "";
     this.composer.setRunning(running);
+  }
+
+  /** While a run of another process goes: say where it is answered, and whether Cancel reaches it. */
+  showElsewhere() {
+    const where = this.status === "running" ? this.elsewhere : null;
+    this.elsewhereNote.hidden = !where;
+    this.elsewhereNote.textContent = where ? where.note : "";
+    if (!where) {
+      this.cancelButton.removeAttribute("title");
+      return;
+    }
+    if (!where.can_cancel) {
+      this.cancelButton.disabled = true;
+      this.cancelButton.title = where.note;
+    }
   }
 
   showUsage() {

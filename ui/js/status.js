@@ -1,6 +1,7 @@
 // Run statuses: the words the server uses, and how a pill or dot shows them.
 
-export const FINAL_STATUSES = new Set(["completed", "failed", "cancelled", "stopped"]);
+// "interrupted": the process running it died; the next Sparrow to start says so.
+export const FINAL_STATUSES = new Set(["completed", "failed", "cancelled", "stopped", "interrupted"]);
 
 export function isFinal(status) {
   return FINAL_STATUSES.has(status);

@@ -70,6 +70,7 @@ export class Transcript {
   }
 
   clear() {
+    this.elsewhere ??= new Map(); // run id -> where another process runs it (set by the run view)
     for (const approval of this.approvals?.values() ?? []) approval.stop();
     this.approvals = new Map();
     this.seqs = new Map(); // run id -> the last seq drawn
@@ -318,7 +319,7 @@ export class Transcript {
     const card = this.cardFor(event);
     const id = key(event.run_id, event.call_id);
     this.approvals.get(id)?.stop();
-    const approval = new ApprovalCard(event, event.run_id);
+    const approval = new ApprovalCard(event, event.run_id, this.elsewhere.get(event.run_id));
     this.approvals.set(id, approval);
     // Under its call (after any earlier approval card of the same call).
     let anchor = card.el;

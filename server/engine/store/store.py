@@ -3,6 +3,7 @@ processes share the database; WAL lets them read while one writes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -14,12 +15,17 @@ from typing import Any
 from peewee import SqliteDatabase
 
 from server.core.redaction import redact
+from server.engine.store.liveness import RunLocks
 from server.engine.store.migrations import apply_migrations
+from server.engine.store.orphans import close_transcript, read_end
 from server.engine.store.records import MODELS, RunRecord, SessionRecord
-from server.engine.store.session_index import clean, note_run
+from server.engine.store.session_index import clean, note_run, reindex_session
 from server.engine.store.session_queries import SearchHit, SessionRow, one, page, search
 
-INTERRUPTED = "interrupted: Sparrow stopped before the run finished"
+# The status of a run whose process died before it finished (a crash, a kill, a
+# power cut), set by the next Sparrow process to open the store.
+INTERRUPTED = "interrupted"
+INTERRUPTED_REASON = "the Sparrow process running it (pid {pid}) ended before the run finished"
 
 
 def new_id(prefix: str) -> str:
@@ -103,20 +109,6 @@ class SessionInfo:
         }
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,6 +122,7 @@ class Store:
                 "synchronous": "normal",
             },
         )
+        self.locks = RunLocks(path.parent / "live")
         self.db.bind(MODELS)
         self.db.connect(reuse_if_open=True)
         apply_migrations(self.db)
@@ -139,12 +132,51 @@ class Store:
         if not self.db.is_closed():
             self.db.close()
 
-    def _close_orphans(self) -> None:
-        """Runs left 'running' by a process that no longer exists end as failed."""
-        for row in RunRecord.select().where(RunRecord.status == "running"):
-            if not _pid_alive(row.pid):
-                row.status, row.reason, row.finished_at = "failed", INTERRUPTED, time.time()
-                row.save()
+    def _close_orphans(self) -> list[str]:
+        """End the runs left 'running' by a process that no longer exists."""
+        return [
+            row.id
+            for row in RunRecord.select().where(RunRecord.status == "running")
+            if not self.locks.alive(row.id, row.pid) and self._close_dead(row)
+        ]
+
+    def close_if_dead(self, run_id: str) -> bool:
+        """End ``run_id`` as interrupted when its process died; True when it did now."""
+        row = RunRecord.get_or_none((RunRecord.id == run_id) & (RunRecord.status == "running"))
+        if row is None or self.locks.alive(row.id, row.pid):
+            return False
+        return self._close_dead(row)
+
+    def _close_dead(self, row: RunRecord) -> bool:
+        """Record how a dead run ended, in the store and in its transcript alike.
+
+        A transcript that already ends with ``run_finished`` (the process died
+        between that line and its row) is the truth: the row takes its word.
+        Otherwise the run is interrupted, and its transcript gets the closing
+        event; only the process that wins the row's update writes it."""
+        transcript = Path(row.transcript)
+        end = read_end(transcript)
+        reason = INTERRUPTED_REASON.format(pid=row.pid)
+        status, turns = INTERRUPTED, end.turns if end else 0
+        if end is not None and end.finished is not None:
+            status = str(end.finished.get("status") or INTERRUPTED)
+            reason = str(end.finished.get("reason") or "")
+        changed = (
+            RunRecord.update(
+                status=status, reason=redact(reason), turns=turns, finished_at=time.time()
+            )
+            .where((RunRecord.id == row.id) & (RunRecord.status == "running"))
+            .execute()
+        )
+        if changed and status == INTERRUPTED:
+            # Unwritable: the store's word stands, and a replay just stops short.
+            with contextlib.suppress(OSError):
+                close_transcript(transcript, row.id, end, reason)
+        if changed:
+            # The live index writes in batches: a dead process may have lost its
+            # last one, while its transcript has every event.
+            reindex_session(self.db, row.session_id)
+        return bool(changed)
 
     def create_session(self, workspace: str, title: str = "", *, parent: str | None = None) -> str:
         session_id = new_id("s")
@@ -173,20 +205,27 @@ class Store:
         task: str,
         model: str,
         transcript: Path,
+        surface: str = "api",
     ) -> RunInfo:
-        with self.db.atomic():
-            row = RunRecord.create(
-                id=run_id,
-                session=session_id,
-                workspace=workspace,
-                task=redact(task),
-                model=model,
-                status="running",
-                pid=os.getpid(),
-                transcript=str(transcript),
-                created_at=time.time(),
-            )
-            note_run(self.db, session_id, run_id, model, row.created_at)
+        # Locked before the row exists: no process can find it running and unlocked.
+        self.locks.hold(run_id, surface)
+        try:
+            with self.db.atomic():
+                row = RunRecord.create(
+                    id=run_id,
+                    session=session_id,
+                    workspace=workspace,
+                    task=redact(task),
+                    model=model,
+                    status="running",
+                    pid=os.getpid(),
+                    transcript=str(transcript),
+                    created_at=time.time(),
+                )
+                note_run(self.db, session_id, run_id, model, row.created_at)
+        except BaseException:
+            self.locks.release(run_id)
+            raise
         return RunInfo.of(row)
 
     def finish_run(self, run_id: str, *, status: str, reason: str, turns: int) -> None:
@@ -195,6 +234,25 @@ class Store:
         ).where(
             RunRecord.id == run_id
         ).execute()
+        # Released after the row is final: a reader never sees it running and unlocked.
+        self.locks.release(run_id)
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits a change:
+        a cheap way to notice other processes' writes without reading any table."""
+        row = self.db.execute_sql("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    def runs_elsewhere(self, since: float | None = None) -> list[RunInfo]:
+        """Runs of other processes, oldest first: those going now (``since`` None),
+        or those started since ``since`` (on the index: cheap however long the history)."""
+        found = RunRecord.status == "running" if since is None else RunRecord.created_at >= since
+        query = (
+            RunRecord.select()
+            .where((RunRecord.pid != os.getpid()) & found)
+            .order_by(RunRecord.created_at, RunRecord.id)
+        )
+        return [RunInfo.of(row) for row in query]
 
     def get_run(self, run_id: str) -> RunInfo | None:
         row = RunRecord.get_or_none(RunRecord.id == run_id)
@@ -330,7 +388,7 @@ class Store:
         query = RunRecord.select().where(
             (RunRecord.status == "running") & (RunRecord.workspace == workspace)
         )
-        return [RunInfo.of(row) for row in query if _pid_alive(row.pid)]
+        return [RunInfo.of(row) for row in query if self.locks.alive(row.id, row.pid)]
 
     def recent_workspaces(self, limit: int = 20) -> list[str]:
         cursor = self.db.execute_sql(

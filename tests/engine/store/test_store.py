@@ -1,12 +1,8 @@
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from server.engine.store import Store
 from server.engine.store.migrations import MIGRATIONS
-from server.engine.store.store import INTERRUPTED
 
 EXPECTED_SCHEMA = {
     "migrations": ["name", "applied_at"],
@@ -122,37 +118,3 @@ def test_runs_are_recorded_finished_and_listed_newest_first(tmp_path: Path) -> N
     assert store.recent_workspaces() == ["/w0", "/w1"]
     assert store.get_run("nope") is None
 
-
-def test_runs_left_running_by_a_dead_process_end_as_interrupted(tmp_path: Path) -> None:
-    db_path = tmp_path / "s.db"
-    store = Store(db_path)
-    session = store.create_session("/w")
-    store.create_run(
-        run_id="mine",
-        session_id=session,
-        workspace="/w",
-        task="t",
-        model="demo",
-        transcript=tmp_path / "x",
-    )
-    store.create_run(
-        run_id="orphan",
-        session_id=session,
-        workspace="/w",
-        task="t",
-        model="demo",
-        transcript=tmp_path / "y",
-    )
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    store.db.execute_sql("UPDATE runs SET pid=? WHERE id='orphan'", (int(dead.stdout),))
-    store.close()
-    reopened = Store(db_path)
-    orphan, mine = reopened.get_run("orphan"), reopened.get_run("mine")
-    assert orphan is not None and (orphan.status, orphan.reason) == ("failed", INTERRUPTED)
-    assert mine is not None and mine.status == "running"  # this process is alive
-    assert os.getpid() > 0
