@@ -2,14 +2,18 @@
 // status, tokens and cost, Cancel), the transcript of every run of it in
 // order, and the composer for a follow-up. One WebSocket of its own
 // subscribes to each run (each replays its history first), so that switching
-// conversations never mixes two of them.
+// conversations never mixes two of them. A finished conversation is not
+// subscribed to: it is replayed from its recorded events, with a scrubber
+// (scrubber.js), until a follow-up resumes it and it goes live again.
 
-import { api } from "./api.js";
+import { api, sessionsApi } from "./api.js";
 import { byId, h } from "./dom.js";
 import { formatTokens } from "./format.js";
 import { Composer } from "./composer.js";
 import { ContextBar } from "./contextbar.js";
 import { RequestDialog } from "./requestview.js";
+import { ReplayBar } from "./scrubber.js";
+import { SessionActions } from "./sessionactions.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
 import { CheckpointTimeline } from "./timeline.js";
@@ -21,6 +25,7 @@ export class RunView {
     onConnection = () => {},
     onFollowUp = () => {},
     onOpened = () => {},
+    onDeleted = () => {},
   } = {}) {
     this.onRunChanged = onRunChanged;
     this.onOpened = onOpened;
@@ -47,6 +52,20 @@ export class RunView {
     });
     this.timeline = new CheckpointTimeline();
     this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
+    this.replaying = false;
+    this.recorded = []; // the events of runs replayed before a follow-up went live
+    this.revealTarget = null;
+    this.replay = new ReplayBar({
+      apply: (event) => this.onEvent(event),
+      reset: () => this.resetDrawing(),
+      moved: () => this.checkReveal(),
+    });
+    byId("transcript").parentElement.before(this.replay.el);
+    this.actions = new SessionActions({
+      onResume: () => this.composer.focus(),
+      onDeleted: (sessionId) => onDeleted(sessionId),
+    });
+    this.pill.before(this.actions.el);
     this.socket = null;
     this.runId = null;
     this.runIds = [];
@@ -75,6 +94,9 @@ export class RunView {
       return;
     }
     this.stopSocket();
+    this.leaveReplay();
+    this.recorded = [];
+    this.actions.show(null);
     this.runId = runId;
     this.runIds = [];
     this.runWorkspace = "";
@@ -92,7 +114,8 @@ export class RunView {
       onEvent: (event) => this.onEvent(event),
       onControl: (message) => this.transcript.notice(message.error || "The server refused a request.", "error"),
       onState: (state, detail) => {
-        if (state === "open" && detail.reconnected) this.restart();
+        // A replay is drawn from events fetched once: nothing to redraw.
+        if (state === "open" && detail.reconnected && !this.replaying) this.restart();
         if (state === "connecting" && detail.attempt === 0) return;
         this.onConnection(state);
       },
@@ -120,8 +143,11 @@ export class RunView {
     this.runIds = runs.map((r) => r.id);
     this.transcript.reset(this.runIds);
     this.timeline.load(this.runIds);
-    for (const id of this.runIds) this.socket.subscribe(id);
     const last = runs[runs.length - 1];
+    const finished = runs.every((r) => isFinal(r.status));
+    this.actions.show(last.session_id, { finished, title: runs[0]?.task || "" });
+    if (finished) this.startReplay(runId, runs);
+    else for (const id of this.runIds) this.socket.subscribe(id);
     this.title.textContent = (runs[0]?.task || "").trim().split("\n", 1)[0];
     this.title.title = runs[0]?.task || "";
     this.fillHeader(last);
@@ -130,10 +156,68 @@ export class RunView {
     this.onOpened(last.session_id);
   }
 
+  /** A finished conversation: its runs' recorded events, replayed (drawn to the end at first). */
+  async startReplay(runId, runs) {
+    let lists;
+    try {
+      lists = await Promise.all(runs.map((run) => sessionsApi.runEvents(run.id)));
+    } catch (error) {
+      if (this.runId === runId) this.transcript.notice(`Could not load the session: ${error.message}`, "error");
+      return;
+    }
+    if (this.runId !== runId || this.replaying) return;
+    this.replaying = true;
+    this.replay.load(lists.flat());
+  }
+
+  /**
+   * Back to live drawing (a follow-up). The replayed runs have ended: they
+   * are not subscribed to, and their recorded events are kept to draw them
+   * again if the log must be redrawn (the socket reconnected).
+   */
+  leaveReplay() {
+    if (!this.replaying) return;
+    this.recorded = this.replay.events;
+    this.replay.stop();
+    this.replaying = false;
+  }
+
+  redrawRecorded() {
+    if (!this.recorded.length) return;
+    this.replaying = true;
+    for (const event of this.recorded) this.onEvent(event);
+    this.replaying = false;
+  }
+
+  /** Before a replay draws from its first event again. */
+  resetDrawing() {
+    this.transcript.clear();
+    this.transcript.sticky = true;
+    this.resetFigures();
+  }
+
+  /** Show the event `seq` of run `runId` (a search hit) once it is drawn. */
+  reveal(runId, seq) {
+    this.revealTarget = { runId, seq: Number(seq) };
+    this.checkReveal();
+  }
+
+  checkReveal() {
+    const target = this.revealTarget;
+    if (!target || !this.runIds.includes(target.runId)) return;
+    if ((this.transcript.seqs.get(target.runId) ?? 0) < target.seq) return;
+    const el = this.transcript.marks.elementAt(target.runId, target.seq);
+    if (!el) return;
+    this.revealTarget = null;
+    // After the frame in which the log follows its end, which would undo it.
+    requestAnimationFrame(() => this.transcript.marks.reveal(el));
+  }
+
   /** The socket came back: every run's history is sent again, from the start. */
   restart() {
     this.transcript.restart();
     this.resetFigures();
+    this.redrawRecorded();
   }
 
   resetFigures() {
@@ -150,6 +234,8 @@ export class RunView {
   /** Back to the empty state. */
   close() {
     this.stopSocket();
+    this.leaveReplay();
+    this.actions.show(null);
     this.runId = null;
     this.runIds = [];
     this.transcript.reset([]);
@@ -213,6 +299,7 @@ export class RunView {
     this.section.dataset.status = status;
     showStatus(this.pill, status);
     const running = status === "running";
+    this.actions.setFinished(isFinal(status));
     this.cancelButton.hidden = !running;
     if (running) {
       this.cancelButton.disabled = false;
@@ -249,6 +336,7 @@ export class RunView {
       this.restart(); // the server is sending the runs again from the start
     }
     if (!this.transcript.apply(event)) return;
+    if (!this.replaying) this.checkReveal();
     const latest = event.run_id === this.lastRunId;
     switch (event.type) {
       case "run_started":
@@ -281,6 +369,7 @@ export class RunView {
         break;
       case "run_finished":
         if (latest) this.setStatus(event.status, event.reason, event.run_id);
+        if (this.replaying) break; // recorded: nothing changed on the server
         this.timeline.load([event.run_id]);
         this.onRunChanged({
           id: event.run_id,
@@ -297,7 +386,10 @@ export class RunView {
 
   /** The composer sent a follow-up: a new run of this conversation, followed live. */
   async sendFollowUp({ task, model }) {
-    const run = await api.createRun({ task, model, continueFrom: this.lastRunId });
+    const run = isFinal(this.status) && this.sessionId
+      ? await this.resumeSession(task, model)
+      : await api.createRun({ task, model, continueFrom: this.lastRunId });
+    this.leaveReplay();
     this.runIds.push(run.id);
     this.transcript.accept(run.id);
     this.socket.subscribe(run.id);
@@ -305,6 +397,17 @@ export class RunView {
     this.setStatus("running", "", run.id);
     this.runId = run.id;
     this.onFollowUp(run);
+  }
+
+  /** A follow-up of a finished session resumes it (the server picks its context or its handoff doc). */
+  async resumeSession(task, model) {
+    try {
+      return await sessionsApi.resume(this.sessionId, task, model);
+    } catch (error) {
+      // A server without the resume route: the follow-up continues the last run instead.
+      if (error.status !== 404 && error.status !== 405) throw error;
+      return api.createRun({ task, model, continueFrom: this.lastRunId });
+    }
   }
 
   /** Compact the conversation: the live run before its next request, else a follow-up run that does it. */
@@ -315,6 +418,7 @@ export class RunView {
     try {
       const run = await api.compactRun(runId);
       if (run.id !== runId) {
+        this.leaveReplay();
         this.runIds.push(run.id);
         this.transcript.accept(run.id);
         this.socket.subscribe(run.id);
