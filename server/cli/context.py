@@ -10,8 +10,13 @@ from server.engine.store import Store
 
 
 def open_state() -> tuple[Paths, Store]:
+    """The paths and the store, with the sessions past the age limit deleted."""
+    from server.runtime.sessions import apply_retention
+
     paths = resolve_paths().ensure()
-    return paths, Store(paths.database)
+    store = Store(paths.database)
+    apply_retention(paths, store)
+    return paths, store
 
 
 def fail(message: str, code: int = 1) -> int:

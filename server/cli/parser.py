@@ -6,6 +6,8 @@ import argparse
 import importlib
 from typing import Any
 
+from server.cli.sessions_parser import add_session_commands
+
 DESCRIPTION = "Sparrow: a local-first agent cockpit. Run coding agents on your own folders."
 
 
@@ -100,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="TURN",
         help="what the run sent to the model in this turn (system prompt, tools, messages)",
+    )
+    replay.add_argument(
+        "--speed",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="replay with the recorded timing, X times as fast (0, the default: at once)",
     )
     replay.set_defaults(handler=_lazy("replay_command"))
 
@@ -259,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_safety_commands(sub)
     _add_compact_command(sub)
     _add_memory_command(sub)
+    add_session_commands(sub, _lazy)
     return parser
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from server.cli.context import fail, open_state
@@ -43,7 +44,10 @@ def handle(args: argparse.Namespace) -> int:
         return fail(f"the transcript of {args.run_id} is missing: {missing[0]}")
     if args.request is not None:
         return _request(args, found[0])
+    if args.speed < 0:
+        return fail(f"--speed must be 0 (at once) or more, not {args.speed:g}", 2)
     renderer = JsonRenderer() if args.json else HumanRenderer()
+    pace = Pace(args.speed)
     skipped = 0
     for path in found:
         for item in read_transcript(path):
@@ -54,8 +58,26 @@ def handle(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 continue
+            pace.wait(item.ts)
             renderer(item)
     return 1 if skipped else 0
+
+
+class Pace:
+    """The recorded timing, ``speed`` times as fast (0: no waiting). A pause
+    longer than MAX_PAUSE (someone away, a day between follow-ups) is cut to it."""
+
+    MAX_PAUSE = 5.0
+
+    def __init__(self, speed: float) -> None:
+        self.speed = speed
+        self._last: float | None = None
+
+    def wait(self, ts: float) -> None:
+        if self.speed > 0 and self._last is not None and ts > self._last:
+            sys.stdout.flush()
+            time.sleep(min((ts - self._last) / self.speed, self.MAX_PAUSE))
+        self._last = ts
 
 
 def _request(args: argparse.Namespace, transcript: Path) -> int:

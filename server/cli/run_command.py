@@ -41,14 +41,19 @@ def handle(args: argparse.Namespace) -> int:
     request.mode = args.mode
     request.autonomy = args.autonomy
     request.sandbox = args.sandbox
+    return run_in_terminal(request, json_out=args.json, yes=args.yes)
+
+
+def run_in_terminal(request: RunRequest, *, json_out: bool, yes: bool) -> int:
+    """Run ``request`` here, printing its events; the exit code of its ending."""
     request.surface = "cli"
     # Always an approver of our own: the default one waits for another surface,
     # and a terminal run has none.
-    approver = choose_approver(yes=args.yes)
+    approver = choose_approver(yes=yes)
     request.approver = approver
     renderer: Renderer = (
         JsonRenderer()
-        if args.json
+        if json_out
         else HumanRenderer(show_questions=not isinstance(approver, TtyApprover))
     )
     code = anyio.run(_run, request, renderer)

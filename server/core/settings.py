@@ -102,6 +102,15 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class SessionSettings:
+    """``[sessions]``: sessions last active longer ago than this many days are
+    deleted (transcripts, index, their own checkpoints) when Sparrow starts; 0
+    keeps them all."""
+
+    keep_days: float = 0.0
+
+
+@dataclass(frozen=True)
 class AutonomySettings:
     """The dial and the mode until they are set from the app or ``sparrow autonomy``
     (which the store remembers, and which then win over these)."""
@@ -199,6 +208,7 @@ class Settings:
     models: ModelSettings = field(default_factory=ModelSettings)
     routing: RoutingSettings = field(default_factory=RoutingSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
+    sessions: SessionSettings = field(default_factory=SessionSettings)
     providers: dict[str, ProviderSettings] = field(
         default_factory=dict, metadata={"table_of": ProviderSettings}
     )
@@ -273,6 +283,11 @@ def _check(settings: Settings, file: str) -> Settings:
     if not 0.0 <= level <= 1.0:
         raise SettingsError(
             f"{config_key(file, ('autonomy',), 'level')}: must be from 0.0 to 1.0, not {level}"
+        )
+    if settings.sessions.keep_days < 0:
+        raise SettingsError(
+            f"{config_key(file, ('sessions',), 'keep_days')}: must be 0 (keep every session) "
+            f"or a number of days, not {settings.sessions.keep_days}"
         )
     if settings.autonomy.mode not in PERMISSION_MODES:
         raise SettingsError(

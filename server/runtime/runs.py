@@ -34,6 +34,7 @@ from server.engine.permissions.rulebook import RuleBook
 from server.engine.sandbox.base import Sandbox, SandboxError
 from server.engine.sandbox.factory import open_sandbox
 from server.engine.store import RunInfo, Store, new_id
+from server.engine.store.session_index import SessionIndexer
 from server.engine.tools.registry import default_tools
 from server.engine.transcript import BadLine, TranscriptRecorder, read_transcript
 from server.engine.workspace import (
@@ -116,6 +117,8 @@ class RunRequest:
     handoff: str | None = None
     # Who answers what would ask; default: any surface, through the approval desk.
     approver: Approver | None = None
+    # The session a new conversation resumes (from its handoff doc): its parent.
+    parent: str | None = None
 
 
 @dataclass
@@ -228,7 +231,11 @@ class RunManager:
         except SandboxError as exc:
             raise RunRequestError(str(exc)) from exc
         root = str(workspace.root)
-        session_id = follows[0].session_id if follows else self.store.create_session(root, task)
+        session_id = (
+            follows[0].session_id
+            if follows
+            else self.store.create_session(root, task, parent=request.parent)
+        )
         transcript = self.paths.transcript(run_id)
         info = self.store.create_run(
             run_id=run_id,
@@ -240,7 +247,8 @@ class RunManager:
         )
         live = _LiveRun(info=info, history=RunHistory())
         recorder = TranscriptRecorder(transcript)
-        channel = RunChannel(run_id, self.bus, [recorder, live.history])
+        indexer = SessionIndexer(self.store.db, session_id, run_id)
+        channel = RunChannel(run_id, self.bus, [recorder, live.history, indexer])
         works_in = workspace if sandbox.root == workspace.root else Workspace(sandbox.root, own)
         agent = AgentRun(
             run_id=run_id,

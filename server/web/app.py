@@ -21,6 +21,7 @@ from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
+from server.runtime.sessions import apply_retention
 from server.web.api import api_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
@@ -30,6 +31,7 @@ from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
 from server.web.safety_routes import safety_routes
 from server.web.security import LoopbackGuard
+from server.web.sessions_routes import sessions_routes
 from server.web.socket import events_socket
 from server.web.static import ui_dir
 
@@ -57,6 +59,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         paths.ensure()
         store = Store(paths.database)
+        apply_retention(paths, store)
         try:
             feed = MonitorFeed(*make_monitor(paths.config_file, paths.state))
             async with anyio.create_task_group() as tg:
@@ -78,6 +81,7 @@ def create_app(
     routes: list[BaseRoute] = [
         *api_routes(),
         *checkpoint_routes(),
+        *sessions_routes(),
         *conversation_routes(),
         *memory_routes(),
         *model_routes(),

@@ -1,4 +1,4 @@
-"""Conversations: the sessions, the runs of one, and what a run sent to its
+"""Conversations: the runs of a session, and what a run sent to its
 model for a turn (docs/api.md, "Runs")."""
 
 from __future__ import annotations
@@ -8,16 +8,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from server.web.api import error, run_dict, runs_of
-
-
-async def list_sessions(request: Request) -> JSONResponse:
-    runs = runs_of(request)
-    sessions = []
-    for session in runs.store.recent_sessions():
-        body = session.to_dict()
-        body["last_run"] = run_dict(runs, session.last_run)
-        sessions.append(body)
-    return JSONResponse({"sessions": sessions})
 
 
 async def session_runs(request: Request) -> JSONResponse:
@@ -40,7 +30,6 @@ async def turn_request(request: Request) -> JSONResponse:
 
 def conversation_routes() -> list[Route]:
     return [
-        Route("/api/sessions", list_sessions),
         Route("/api/sessions/{session_id}/runs", session_runs),
         Route("/api/runs/{run_id}/requests/{turn:int}", turn_request),
     ]

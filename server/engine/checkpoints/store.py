@@ -459,6 +459,17 @@ class CheckpointStore:
             doomed.setdefault(row.workspace, []).append(row.id)
         return sum(self._delete(Path(ws), ids) for ws, ids in doomed.items())
 
+    def delete_ids(self, checkpoint_ids: Iterable[str]) -> int:
+        """Delete these checkpoints (those only a deleted session referred to)."""
+        wanted = builtins.list(dict.fromkeys(checkpoint_ids))
+        doomed: dict[str, builtins.list[str]] = {}
+        query = CheckpointRecord.select(CheckpointRecord.id, CheckpointRecord.workspace).where(
+            CheckpointRecord.id.in_(wanted)
+        )
+        for row in query:
+            doomed.setdefault(row.workspace, []).append(row.id)
+        return sum(self._delete(Path(ws), ids) for ws, ids in doomed.items())
+
     def _delete(self, workspace: Path, ids: builtins.list[str]) -> int:
         shadow = locate(self._root, workspace)
         with workspace_lock(shadow.lock_path):

@@ -143,12 +143,80 @@ def m005_memory(db: SqliteDatabase) -> None:
     )
 
 
+def m006_sessions(db: SqliteDatabase) -> None:
+    """What a session's list row and its search need: its models, tokens and
+    cost (NULL: not known), the session it was resumed from, its last handoff
+    doc and when it was last active; its status and end come from its latest
+    run, not a copy. The text of its messages and tool outputs goes to a
+    full-text index, one row per piece; the history already on disk is indexed
+    here."""
+    for column in (
+        "models TEXT NOT NULL DEFAULT '[]'",
+        "tokens INTEGER NOT NULL DEFAULT 0",
+        "cost REAL",
+        "cost_unknown INTEGER NOT NULL DEFAULT 0",
+        "parent TEXT",
+        "handoff TEXT",
+        "last_active REAL NOT NULL DEFAULT 0",
+    ):
+        db.execute_sql(f"ALTER TABLE sessions ADD COLUMN {column}")
+    db.execute_sql("CREATE INDEX sessions_active ON sessions(last_active, id)")
+    db.execute_sql("CREATE INDEX sessions_workspace ON sessions(workspace, last_active, id)")
+    db.execute_sql("CREATE INDEX runs_session_created ON runs(session_id, created_at, id)")
+    db.execute_sql(
+        """
+        CREATE TABLE session_text (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            run_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            turn INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL
+        )"""
+    )
+    db.execute_sql("CREATE INDEX session_text_session ON session_text(session_id)")
+    db.execute_sql(
+        "CREATE VIRTUAL TABLE session_fts USING fts5(body, content='session_text', "
+        "content_rowid='id', tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.execute_sql(
+        """
+        CREATE TRIGGER session_fts_insert AFTER INSERT ON session_text BEGIN
+            INSERT INTO session_fts(rowid, body) VALUES (new.id, new.body);
+        END"""
+    )
+    db.execute_sql(
+        """
+        CREATE TRIGGER session_fts_delete AFTER DELETE ON session_text BEGIN
+            INSERT INTO session_fts(session_fts, rowid, body) VALUES ('delete', old.id, old.body);
+        END"""
+    )
+    # The checkpoints a session's transcripts name: one named by another
+    # session too survives this one's deletion.
+    db.execute_sql(
+        """
+        CREATE TABLE session_checkpoints (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            checkpoint_id TEXT NOT NULL,
+            PRIMARY KEY (session_id, checkpoint_id)
+        ) WITHOUT ROWID"""
+    )
+    db.execute_sql(
+        "CREATE INDEX session_checkpoints_checkpoint ON session_checkpoints(checkpoint_id)"
+    )
+    from server.engine.store.session_index import backfill
+
+    backfill(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_checkpoints,
     m003_permissions,
     m004_checkpoint_baseline,
     m005_memory,
+    m006_sessions,
 ]
 
 

@@ -16,6 +16,8 @@ from peewee import SqliteDatabase
 from server.core.redaction import redact
 from server.engine.store.migrations import apply_migrations
 from server.engine.store.records import MODELS, RunRecord, SessionRecord
+from server.engine.store.session_index import clean, note_run
+from server.engine.store.session_queries import SearchHit, SessionRow, one, page, search
 
 INTERRUPTED = "interrupted: Sparrow stopped before the run finished"
 
@@ -61,7 +63,8 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """A conversation: its first task is its title."""
+    """A conversation: its first task is its title; its status and end are its
+    latest run's."""
 
     id: str
     workspace: str
@@ -69,12 +72,31 @@ class SessionInfo:
     created_at: float
     runs: int
     last_run: RunInfo
+    models: tuple[str, ...] = ()
+    tokens: int = 0
+    cost: float | None = None  # USD; None: not known (a model of unknown price)
+    parent: str | None = None  # the session it was resumed from (its handoff doc)
+
+    @property
+    def status(self) -> str:
+        return self.last_run.status
+
+    @property
+    def ended_at(self) -> float | None:
+        return None if self.last_run.status == "running" else self.last_run.finished_at
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "workspace": self.workspace,
             "title": self.title,
+            "models": list(self.models),
+            "status": self.status,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "started_at": self.created_at,
+            "ended_at": self.ended_at,
+            "parent": self.parent,
             "created_at": self.created_at,
             "runs": self.runs,
             "last_run": self.last_run.to_dict(),
@@ -124,11 +146,22 @@ class Store:
                 row.status, row.reason, row.finished_at = "failed", INTERRUPTED, time.time()
                 row.save()
 
-    def create_session(self, workspace: str, title: str = "") -> str:
+    def create_session(self, workspace: str, title: str = "", *, parent: str | None = None) -> str:
         session_id = new_id("s")
-        SessionRecord.create(
-            id=session_id, workspace=workspace, title=redact(title)[:200], created_at=time.time()
-        )
+        title = redact(title)[:200]
+        now = time.time()
+        with self.db.atomic():
+            SessionRecord.create(id=session_id, workspace=workspace, title=title, created_at=now)
+            self.db.execute_sql(
+                "UPDATE sessions SET parent = ?, last_active = ? WHERE id = ?",
+                (parent, now, session_id),
+            )
+            if title.strip():
+                self.db.execute_sql(
+                    "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
+                    "VALUES (?, '', 0, 0, 'title', ?)",
+                    (session_id, clean(title)),
+                )
         return session_id
 
     def create_run(
@@ -141,17 +174,19 @@ class Store:
         model: str,
         transcript: Path,
     ) -> RunInfo:
-        row = RunRecord.create(
-            id=run_id,
-            session=session_id,
-            workspace=workspace,
-            task=redact(task),
-            model=model,
-            status="running",
-            pid=os.getpid(),
-            transcript=str(transcript),
-            created_at=time.time(),
-        )
+        with self.db.atomic():
+            row = RunRecord.create(
+                id=run_id,
+                session=session_id,
+                workspace=workspace,
+                task=redact(task),
+                model=model,
+                status="running",
+                pid=os.getpid(),
+                transcript=str(transcript),
+                created_at=time.time(),
+            )
+            note_run(self.db, session_id, run_id, model, row.created_at)
         return RunInfo.of(row)
 
     def finish_run(self, run_id: str, *, status: str, reason: str, turns: int) -> None:
@@ -194,24 +229,78 @@ class Store:
 
     def recent_sessions(self, limit: int = 50) -> list[SessionInfo]:
         """Conversations, the most recently active first, each with its latest run."""
-        cursor = self.db.execute_sql(
-            "SELECT s.id, s.workspace, s.title, s.created_at, COUNT(r.id), MAX(r.created_at) "
-            "FROM sessions s JOIN runs r ON r.session_id = s.id "
-            "GROUP BY s.id ORDER BY MAX(r.created_at) DESC LIMIT ?",
-            (limit,),
-        )
-        sessions = []
-        for sid, workspace, title, created, count, _ in cursor.fetchall():
-            last = (
-                RunRecord.select()
-                .where(RunRecord.session == sid)
-                .order_by(RunRecord.created_at.desc(), RunRecord.id.desc())
-                .first()
+        return self.sessions_page(limit=limit)[0]
+
+    def sessions_page(
+        self, *, workspace: str | None = None, cursor: str | None = None, limit: int = 50
+    ) -> tuple[list[SessionInfo], str | None]:
+        """A page of sessions (newest activity first) and the cursor of the next
+        one, None at the end. BadCursor for a cursor this store did not make."""
+        rows, following = page(self.db, workspace=workspace, cursor=cursor, limit=limit)
+        return self._infos(rows), following
+
+    def session_info(self, session_id: str) -> SessionInfo | None:
+        row = one(self.db, session_id)
+        return self._infos([row])[0] if row is not None else None
+
+    def _infos(self, rows: list[SessionRow]) -> list[SessionInfo]:
+        if not rows:
+            return []
+        last = {r.id: RunInfo.of(r) for r in RunRecord.select().where(
+            RunRecord.id.in_([row.last_run for row in rows])
+        )}
+        return [
+            SessionInfo(
+                row.id, row.workspace, row.title, row.created_at, row.runs, last[row.last_run],
+                models=tuple(row.models), tokens=row.tokens, cost=row.cost, parent=row.parent,
             )
-            sessions.append(
-                SessionInfo(sid, workspace, title, created, count, RunInfo.of(last))
-            )
-        return sessions
+            for row in rows
+        ]
+
+    def search_sessions(self, text: str, limit: int = 20) -> list[SearchHit]:
+        """The pieces of sessions matching the words of ``text``, best first."""
+        return search(self.db, text, limit=limit)
+
+    def checkpoints_only_of(self, session_id: str) -> list[str]:
+        """The checkpoints the session refers to (made by its runs, or named in
+        its transcripts) that no other session refers to."""
+        rows = self.db.execute_sql(
+            "SELECT c.id FROM checkpoints c WHERE (c.run_id IN "
+            "(SELECT id FROM runs WHERE session_id = ?) OR c.id IN "
+            "(SELECT checkpoint_id FROM session_checkpoints WHERE session_id = ?)) "
+            "AND NOT EXISTS (SELECT 1 FROM session_checkpoints o "
+            "WHERE o.checkpoint_id = c.id AND o.session_id != ?)",
+            (session_id, session_id, session_id),
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_session_rows(self, session_id: str) -> None:
+        """The session, its runs, index rows, checkpoint references and session rules."""
+        with self.db.atomic():
+            for sql in (
+                "DELETE FROM session_text WHERE session_id = ?",
+                "DELETE FROM session_checkpoints WHERE session_id = ?",
+                "DELETE FROM rules WHERE session_id = ?",
+                "DELETE FROM runs WHERE session_id = ?",
+                "DELETE FROM sessions WHERE id = ?",
+            ):
+                self.db.execute_sql(sql, (session_id,))
+
+    def sessions_idle_since(self, before: float) -> list[str]:
+        """Sessions last active before ``before`` with no run going."""
+        rows = self.db.execute_sql(
+            "SELECT s.id FROM sessions s WHERE s.last_active < ? AND NOT EXISTS "
+            "(SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status = 'running')",
+            (before,),
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def session_handoff(self, session_id: str) -> str | None:
+        """The handoff doc its last compaction wrote; None when it was never compacted."""
+        row = self.db.execute_sql(
+            "SELECT handoff FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return row[0] if row else None
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         row: SessionRecord | None = SessionRecord.get_or_none(SessionRecord.id == session_id)

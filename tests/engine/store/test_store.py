@@ -10,7 +10,19 @@ from server.engine.store.store import INTERRUPTED
 
 EXPECTED_SCHEMA = {
     "migrations": ["name", "applied_at"],
-    "sessions": ["id", "workspace", "title", "created_at"],
+    "sessions": [
+        "id",
+        "workspace",
+        "title",
+        "created_at",
+        "models",
+        "tokens",
+        "cost",
+        "cost_unknown",
+        "parent",
+        "handoff",
+        "last_active",
+    ],
     "runs": [
         "id",
         "session_id",
@@ -64,6 +76,14 @@ EXPECTED_SCHEMA = {
     "facts_fts_idx": ["segid", "term", "pgno"],
     "facts_fts_docsize": ["id", "sz"],
     "facts_fts_config": ["k", "v"],
+    # m006: the sessions' searchable text, its index, and the checkpoints they name.
+    "session_text": ["id", "session_id", "run_id", "seq", "turn", "kind", "body"],
+    "session_fts": ["body"],
+    "session_fts_data": ["id", "block"],
+    "session_fts_idx": ["segid", "term", "pgno"],
+    "session_fts_docsize": ["id", "sz"],
+    "session_fts_config": ["k", "v"],
+    "session_checkpoints": ["session_id", "checkpoint_id"],
 }
 
 
