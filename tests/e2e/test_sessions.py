@@ -64,8 +64,14 @@ def finish(page: Page, server: SparrowServer, run: dict[str, Any]) -> dict[str, 
     pytest.fail(f"run {run['id']} did not end within {RUN_TIMEOUT_S:g} s")
 
 
-def demo(page: Page, server: SparrowServer, task: str, *, workspace: Path | None = None,
-         after: str | None = None) -> dict[str, Any]:
+def demo(
+    page: Page,
+    server: SparrowServer,
+    task: str,
+    *,
+    workspace: Path | None = None,
+    after: str | None = None,
+) -> dict[str, Any]:
     """A finished demo run: a new session in ``workspace``, or a follow-up of run ``after``."""
     body: dict[str, Any] = {"task": task, "model": "demo"}
     if after:
@@ -116,7 +122,9 @@ def test_search_finds_a_word_only_a_tool_printed_and_opens_that_turn(
     hit.click()
     expect(page.get_by_test_id("run-title")).to_have_text("Look around this project")
     expect(page.get_by_test_id("task-entry")).to_have_count(3, timeout=20_000)
-    shown = page.locator(f'[data-testid="transcript"] [data-revealed="true"][data-run-id="{run_id}"]')
+    shown = page.get_by_test_id("transcript").locator(
+        f'[data-revealed="true"][data-run-id="{run_id}"]'
+    )
     expect(shown).to_have_count(1)
     expect(shown).to_be_in_viewport()
     expect(shown).to_contain_text(RARE)
@@ -190,12 +198,16 @@ def test_resume_on_a_finished_session_shows_its_follow_up_live(
     # Live: the replay bar goes, the new run is drawn as it goes, then ends.
     expect(page.get_by_test_id("replay-bar")).to_be_hidden()
     expect(page.get_by_test_id("task-entry")).to_have_count(2)
-    expect(page.get_by_test_id("task-entry").last).to_contain_text("Carry on from where you stopped")
+    expect(page.get_by_test_id("task-entry").last).to_contain_text(
+        "Carry on from where you stopped"
+    )
     expect(page.get_by_test_id("run-end")).to_have_count(2, timeout=RUN_TIMEOUT_S * 1000)
     expect(page.get_by_test_id("run-status")).to_have_text("completed")
     session = api(page, server, "GET", f"/api/sessions/{run['session_id']}/runs")["runs"]
-    assert [r["task"] for r in session] == ["Start something to resume",
-                                            "Carry on from where you stopped"]
+    assert [r["task"] for r in session] == [
+        "Start something to resume",
+        "Carry on from where you stopped",
+    ]
     row = page.locator(f'[data-testid="run-item"][data-session-id="{run["session_id"]}"]')
     expect(row.get_by_test_id("run-item-count")).to_have_text("2 exchanges")
     page.set_viewport_size(WIDE)
@@ -245,9 +257,14 @@ def test_the_sidebar_pages_through_a_long_history_grouped_by_day_and_workspace(
             workspace = str(tmp_path / f"project-{n % 3}")
             session_id = store.create_session(workspace, f"generated session {n:03d}")
             run_id = f"r-generated-{n:03d}"
-            store.create_run(run_id=run_id, session_id=session_id, workspace=workspace,
-                             task=f"generated session {n:03d}", model="demo",
-                             transcript=tmp_path / f"{run_id}.jsonl")
+            store.create_run(
+                run_id=run_id,
+                session_id=session_id,
+                workspace=workspace,
+                task=f"generated session {n:03d}",
+                model="demo",
+                transcript=tmp_path / f"{run_id}.jsonl",
+            )
             store.finish_run(run_id, status="completed", reason="", turns=1)
     finally:
         store.close()
@@ -266,7 +283,32 @@ def test_the_sidebar_pages_through_a_long_history_grouped_by_day_and_workspace(
         page.wait_for_timeout(150)
     expect(rows).to_have_count(made)
     expect(page.get_by_test_id("sessions-more")).to_be_hidden()
-    names = [text.strip() for text in rows.locator('[data-testid="session-title"]').all_text_contents()]
+    names = [
+        text.strip() for text in rows.locator('[data-testid="session-title"]').all_text_contents()
+    ]
     assert len(set(names)) == made, "a session listed twice"
     page.set_viewport_size(SMALL)
     page.screenshot(path=str(artifacts / "sessions-sidebar-800.png"))
+
+
+def test_settings_show_the_age_limit_and_where_to_change_it(
+    open_app: OpenApp, server: SparrowServer, artifacts: Path
+) -> None:
+    page = open_app()
+    page.get_by_test_id("settings-tab").click()
+    expect(page.get_by_test_id("sessions-retention")).to_contain_text("no age limit")
+    expect(page.get_by_test_id("sessions-retention-where")).to_contain_text("keep_days")
+    config = resolve_paths({"SPARROW_HOME": str(server.home)}).config_file
+    expect(page.get_by_test_id("sessions-config-file")).to_have_text(str(config))
+    # Read when shown: a limit written meanwhile appears on the next visit.
+    text = config.read_text()
+    try:
+        config.write_text(text + "[sessions]\nkeep_days = 30\n")
+        page.get_by_test_id("runs-tab").click()
+        page.get_by_test_id("settings-tab").click()
+        expect(page.get_by_test_id("sessions-retention")).to_contain_text("not active for 30 days")
+        page.set_viewport_size(SMALL)
+        page.get_by_test_id("sessions-retention-where").scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "sessions-settings-800.png"))
+    finally:
+        config.write_text(text)

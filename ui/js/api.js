@@ -129,6 +129,8 @@ export const sessionsApi = {
   remove: (id) => request("DELETE", `/api/sessions/${enc(id)}`),
   // A run's recorded events, for a replay.
   runEvents: async (runId) => (await request("GET", `/api/runs/${enc(runId)}/events`)).events ?? [],
+  // The age limit: `[sessions] keep_days` in config.toml, and that file.
+  retention: () => request("GET", "/api/settings/sessions"),
   exportUrl: (id, format) => `/api/sessions/${enc(id)}/export?format=${enc(format)}`,
   resume: async (id, task, model) => {
     const body = { task, surface: inDesktop() ? "desktop" : "web" };

@@ -8,6 +8,7 @@ import { pageReady } from "./bridge.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
 import { RunForm } from "./form.js";
+import { RetentionSetting } from "./retention.js";
 import { SessionSearch } from "./search.js";
 import { SessionSidebar } from "./sessions.js";
 import { RunView } from "./runview.js";
@@ -96,6 +97,8 @@ const settings = new SettingsView({
   },
 });
 
+const retention = new RetentionSetting();
+
 const monitor = new MonitorView({
   onConnection: (state) => connection.set("monitor", state),
 });
@@ -138,6 +141,7 @@ function route() {
     safety.close();
     showView("settings");
     settings.show();
+    retention.show();
     return;
   }
   settings.hide();

@@ -198,7 +198,7 @@ export class RunView {
 
   /** Show the event `seq` of run `runId` (a search hit) once it is drawn. */
   reveal(runId, seq) {
-    this.revealTarget = { runId, seq: Number(seq) };
+    this.revealTarget = { runId, seq: Math.max(1, Number(seq) || 0) };
     this.checkReveal();
   }
 

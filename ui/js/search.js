@@ -16,7 +16,7 @@ const KIND_WORDS = {
   task: "task",
   message: "reply",
   assistant: "reply",
-  user: "follow-up",
+  user: "task",
   tool: "tool output",
   tool_result: "tool output",
   tool_output: "tool output",
