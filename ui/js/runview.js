@@ -199,6 +199,8 @@ export class RunView {
   /** Show the event `seq` of run `runId` (a search hit) once it is drawn. */
   reveal(runId, seq) {
     this.revealTarget = { runId, seq: Math.max(1, Number(seq) || 0) };
+    // A replay scrubbed back to before the hit: drawn to the end, where the hit is.
+    if (this.replaying && this.runIds.includes(runId)) this.replay.seek(this.replay.events.length);
     this.checkReveal();
   }
 

@@ -103,6 +103,12 @@ export class SessionSidebar extends RunsList {
     }
   }
 
+  /** As runs.js does, and a run that ends brings its session's new figures (tokens, cost). */
+  applyEvent(event) {
+    super.applyEvent(event);
+    if (event.type === "run_finished") this.refreshSoon();
+  }
+
   /** Forget a deleted session. */
   remove(sessionId) {
     const session = this.sessions.get(sessionId);
@@ -228,7 +234,8 @@ export class SessionSidebar extends RunsList {
     title.textContent = firstLine(text) || "(no task)";
 
     const [models, tokens, cost, count, time] = figures.children;
-    const names = session.models?.length ? session.models : [run.model].filter(Boolean);
+    const listed = (session.models ?? []).filter(Boolean);
+    const names = listed.length ? listed : [run.model].filter(Boolean);
     models.textContent = names.join(", ");
     models.title = names.join(", ");
     const hasTokens = typeof session.tokens === "number";
