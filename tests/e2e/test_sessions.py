@@ -312,3 +312,48 @@ def test_settings_show_the_age_limit_and_where_to_change_it(
         page.screenshot(path=str(artifacts / "sessions-settings-800.png"))
     finally:
         config.write_text(text)
+
+
+def test_a_late_answer_to_an_older_query_is_dropped_and_snippets_stay_text(
+    open_app: OpenApp, server: SparrowServer, tmp_path: Path
+) -> None:
+    """The first query's real answer is held back until the second's is shown:
+    the list must still be the second's. A file name that looks like HTML is
+    shown as the characters it is."""
+    workspace = tmp_path / "html-names"
+    workspace.mkdir()
+    (workspace / "<img src=x onerror=alert(1)>quokkafish.txt").write_text("x\n")
+    (workspace / "wombatfish.txt").write_text("x\n")
+    page = open_app()
+    demo(page, server, "List the odd names", workspace=workspace)
+
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if "quokkafish" in route.request.url and not held:
+            held.append(route)  # answered later, after the newer query's answer
+        else:
+            route.continue_()
+
+    page.route("**/api/sessions/search?*", hold_the_first)
+    page.reload()
+    box = page.get_by_test_id("session-search")
+    box.fill("quokkafish")
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the first query was never sent"
+    box.fill("wombatfish")
+    results = page.get_by_test_id("search-result")
+    expect(results.locator("mark").first).to_have_text("wombatfish", ignore_case=True)
+    held[0].continue_()  # the stale answer arrives now
+    page.wait_for_timeout(500)
+    expect(results.locator("mark").first).to_have_text("wombatfish", ignore_case=True)
+    # Only the newer query's word is marked (both names are in the same listing).
+    marked = {text.lower() for text in results.locator("mark").all_text_contents()}
+    assert marked == {"wombatfish"}
+
+    box.fill("quokkafish")
+    snippet = page.get_by_test_id("search-snippet").first
+    expect(snippet).to_contain_text("<img src=x onerror=alert(1)>")
+    expect(page.get_by_test_id("search-results").locator("img")).to_have_count(0)
