@@ -115,6 +115,9 @@ async def resume_session(request: Request) -> JSONResponse:
             runs.store, request.path_params["session_id"], _string(data, "task")
         )
         run_request.surface = _string(data, "surface", "web")
+        if data.get("model") is not None:
+            run_request.model = _string(data, "model")
+        run_request.script = data.get("script")
         info = runs.start(run_request)
     except NoSuchSession as exc:
         return error(404, str(exc))

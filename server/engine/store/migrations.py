@@ -178,7 +178,7 @@ def m006_sessions(db: SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX session_text_session ON session_text(session_id)")
     db.execute_sql(
         "CREATE VIRTUAL TABLE session_fts USING fts5(body, content='session_text', "
-        "content_rowid='id', tokenize='unicode61 remove_diacritics 2')"
+        "content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3')"
     )
     db.execute_sql(
         """
@@ -192,6 +192,8 @@ def m006_sessions(db: SqliteDatabase) -> None:
             INSERT INTO session_fts(session_fts, rowid, body) VALUES ('delete', old.id, old.body);
         END"""
     )
+    # (The prefix indexes: a word being typed, two or three letters so far, is
+    # found without reading every word that starts with them.)
     # The checkpoints a session's transcripts name: one named by another
     # session too survives this one's deletion.
     db.execute_sql(

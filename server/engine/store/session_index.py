@@ -7,11 +7,13 @@ a sink on the run's channel) and the history already on disk (``backfill``)."""
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from peewee import SqliteDatabase
+from peewee import DatabaseError, SqliteDatabase
 
 from server.core.events import (
     CheckpointCreated,
@@ -27,13 +29,13 @@ from server.core.events import (
 )
 from server.engine.transcript import BadLine, read_transcript
 
+log = logging.getLogger(__name__)
+
 # A long tool output is indexed by its head: enough to find it, not a copy of a log.
 MAX_PIECE_CHARS = 8_000
 # The live indexer writes when this many pieces wait, or this many seconds passed.
 BATCH_PIECES = 64
 BATCH_SECONDS = 1.0
-# The snippet markers; taken out of indexed text so that no text can fake a match.
-MARK_START, MARK_END = "\x02", "\x03"
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class Piece:
 
 
 def clean(text: str) -> str:
-    return text[:MAX_PIECE_CHARS].replace(MARK_START, " ").replace(MARK_END, " ")
+    return text[:MAX_PIECE_CHARS]
 
 
 @dataclass
@@ -56,6 +58,18 @@ class Gathered:
     cost_unknown: bool = False  # a response of unknown price: the total is not known
     handoff: str | None = None
     checkpoints: list[str] = field(default_factory=list)
+
+    def merge(self, later: Gathered) -> Gathered:
+        """This and what was gathered after it, as one."""
+        costs = [c for c in (self.cost, later.cost) if c is not None]
+        return Gathered(
+            pieces=self.pieces + later.pieces,
+            tokens=self.tokens + later.tokens,
+            cost=sum(costs) if costs else None,
+            cost_unknown=self.cost_unknown or later.cost_unknown,
+            handoff=later.handoff or self.handoff,
+            checkpoints=self.checkpoints + later.checkpoints,
+        )
 
     def __bool__(self) -> bool:
         return bool(
@@ -194,6 +208,7 @@ class SessionIndexer:
         self._session_id = session_id
         self._run_id = run_id
         self._gatherer = Gatherer()
+        self._unwritten = Gathered()
         self._written = time.monotonic()
 
     def __call__(self, event: Event) -> None:
@@ -210,7 +225,16 @@ class SessionIndexer:
 
     def flush(self) -> None:
         self._written = time.monotonic()
-        write(self._db, self._session_id, self._run_id, self._gatherer.take())
+        gathered = self._unwritten.merge(self._gatherer.take())
+        try:
+            write(self._db, self._session_id, self._run_id, gathered)
+        except (DatabaseError, sqlite3.DatabaseError) as exc:
+            # The database busy past its timeout (another process writing): the run
+            # goes on, and what was not written is tried again with the next batch.
+            log.warning("session index of %s not written yet: %s", self._run_id, exc)
+            self._unwritten = gathered
+        else:
+            self._unwritten = Gathered()
 
 
 def index_transcript(db: SqliteDatabase, session_id: str, run_id: str, path: Path) -> None:
@@ -227,23 +251,46 @@ def index_transcript(db: SqliteDatabase, session_id: str, run_id: str, path: Pat
 
 def backfill(db: SqliteDatabase) -> None:
     """Index the sessions recorded before the index existed, one run at a time."""
-    sessions = db.execute_sql("SELECT id, title FROM sessions").fetchall()
-    for session_id, title in sessions:
-        runs = db.execute_sql(
-            "SELECT id, transcript, model, created_at FROM runs WHERE session_id = ? "
-            "ORDER BY created_at, id",
-            (session_id,),
-        ).fetchall()
-        models = list(dict.fromkeys(model for _, _, model, _ in runs))
+    # Oldest first: the index's row ids follow time, and search reads the newest first.
+    sessions = db.execute_sql("SELECT id FROM sessions ORDER BY created_at, id").fetchall()
+    for (session_id,) in sessions:
+        _index_session(db, session_id)
+
+
+def reindex_session(db: SqliteDatabase, session_id: str) -> None:
+    """Index a session again from its transcripts, totals included: after a
+    process died with a batch not yet written (its transcript has every event)."""
+    with db.atomic():
+        db.execute_sql("DELETE FROM session_text WHERE session_id = ?", (session_id,))
+        db.execute_sql("DELETE FROM session_checkpoints WHERE session_id = ?", (session_id,))
         db.execute_sql(
-            "UPDATE sessions SET models = ?, last_active = COALESCE(?, created_at) WHERE id = ?",
-            (json.dumps(models), runs[-1][3] if runs else None, session_id),
+            "UPDATE sessions SET tokens = 0, cost = NULL, cost_unknown = 0, handoff = NULL "
+            "WHERE id = ?",
+            (session_id,),
         )
-        if title.strip():
-            db.execute_sql(
-                "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
-                "VALUES (?, ?, 0, 0, 'title', ?)",
-                (session_id, runs[0][0] if runs else "", clean(title)),
-            )
-        for run_id, transcript, _, _ in runs:
-            index_transcript(db, session_id, run_id, Path(transcript))
+        _index_session(db, session_id)
+
+
+def _index_session(db: SqliteDatabase, session_id: str) -> None:
+    found = db.execute_sql("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if found is None:
+        return
+    title = found[0]
+    runs = db.execute_sql(
+        "SELECT id, transcript, model, created_at FROM runs WHERE session_id = ? "
+        "ORDER BY created_at, id",
+        (session_id,),
+    ).fetchall()
+    models = list(dict.fromkeys(model for _, _, model, _ in runs))
+    db.execute_sql(
+        "UPDATE sessions SET models = ?, last_active = COALESCE(?, created_at) WHERE id = ?",
+        (json.dumps(models), runs[-1][3] if runs else None, session_id),
+    )
+    if title.strip():
+        db.execute_sql(
+            "INSERT INTO session_text (session_id, run_id, seq, turn, kind, body) "
+            "VALUES (?, ?, 0, 0, 'title', ?)",
+            (session_id, runs[0][0] if runs else "", clean(title)),
+        )
+    for run_id, transcript, _, _ in runs:
+        index_transcript(db, session_id, run_id, Path(transcript))

@@ -13,7 +13,7 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
-from server.engine.store.session_index import MARK_END, MARK_START
+from server.engine.store.snippets import Terms, snippet
 
 # The latest run of each session, joined: one index probe per session listed.
 _LATEST = (
@@ -24,7 +24,11 @@ SESSION_COLUMNS = (
     "s.id, s.workspace, s.title, s.created_at, s.models, s.tokens, s.cost, s.cost_unknown, "
     "s.parent, s.last_active, (SELECT COUNT(*) FROM runs WHERE session_id = s.id), r.id"
 )
-SNIPPET_TOKENS = 16
+# A word found in very many pieces would cost a bm25 score for each: the best
+# are taken among this many of the newest matching pieces (row ids follow time).
+CANDIDATES = 1000
+# A shorter last word is matched whole: as a prefix it would match most of the index.
+MIN_PREFIX = 2
 
 
 class BadCursor(ValueError):
@@ -122,13 +126,19 @@ _WORD = re.compile(r"\S+")
 def match_expression(text: str) -> str | None:
     """The user's words as an FTS5 query: every word a quoted string (so no
     word is an operator or syntax), all of them required, the last one a
-    prefix (results as you type). None when there is no word."""
-    words = [w.replace('"', '""') for w in _WORD.findall(text)]
+    prefix (results as you type) once it has two letters. None when there is
+    no word."""
+    words = _WORD.findall(text)
     if not words:
         return None
-    quoted = [f'"{w}"' for w in words]
-    quoted[-1] += "*"
+    quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+    if _prefix(words):
+        quoted[-1] += "*"
     return " ".join(quoted)
+
+
+def _prefix(words: list[str]) -> bool:
+    return len(words[-1]) >= MIN_PREFIX
 
 
 @dataclass(frozen=True)
@@ -157,38 +167,24 @@ class SearchHit:
         }
 
 
-def segments(snippet: str) -> list[dict[str, Any]]:
-    """A marked snippet as plain-text segments, so that no surface parses markup."""
-    out: list[dict[str, Any]] = []
-    for part in re.split(f"({MARK_START}[^{MARK_END}]*{MARK_END})", snippet):
-        if not part:
-            continue
-        matched = part.startswith(MARK_START)
-        text = part.strip(MARK_START + MARK_END) if matched else part
-        if out and out[-1]["match"] == matched:
-            out[-1]["text"] += text
-        else:
-            out.append({"text": text, "match": matched})
-    return out
-
-
 def search(db: SqliteDatabase, text: str, *, limit: int) -> list[SearchHit]:
-    """The best matching pieces (bm25), each with where it is and a snippet."""
+    """The best matching pieces (bm25, among the newest CANDIDATES that match),
+    each with where it is and a snippet."""
     expression = match_expression(text)
     if expression is None:
         return []
     rows = db.execute_sql(
         "SELECT t.session_id, t.run_id, t.seq, t.turn, t.kind, s.title, s.workspace, "
-        f"s.created_at, snippet(session_fts, 0, '{MARK_START}', '{MARK_END}', '…', "
-        f"{SNIPPET_TOKENS}) "
-        "FROM (SELECT rowid, rank FROM session_fts WHERE session_fts MATCH ? "
-        "ORDER BY rank LIMIT ?) hit "
-        "JOIN session_fts ON session_fts.rowid = hit.rowid AND session_fts MATCH ? "
+        "s.created_at, t.body "
+        "FROM (SELECT rowid, rank FROM (SELECT rowid, rank FROM session_fts "
+        "WHERE session_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY rank, rowid LIMIT ?) hit "
         "JOIN session_text t ON t.id = hit.rowid JOIN sessions s ON s.id = t.session_id "
-        "ORDER BY hit.rank",
-        (expression, limit, expression),
+        "ORDER BY hit.rank, hit.rowid",
+        (expression, CANDIDATES, limit),
     ).fetchall()
+    words = _WORD.findall(text)
+    terms = Terms(words, _prefix(words))
     return [
-        SearchHit(sid, run, seq, turn, kind, title, ws, started, segments(snip))
-        for sid, run, seq, turn, kind, title, ws, started, snip in rows
+        SearchHit(sid, run, seq, turn, kind, title, ws, started, snippet(body, terms))
+        for sid, run, seq, turn, kind, title, ws, started, body in rows
     ]

@@ -147,3 +147,72 @@ def test_the_users_words_are_quoted_whatever_they_are() -> None:
     assert match_expression('foo"bar AND') == '"foo""bar" "AND"*'
     assert match_expression("  ") is None
     assert json.dumps(match_expression("NEAR(a b)")) == json.dumps('"NEAR(a" "b)"*')
+    assert match_expression("x a") == '"x" "a"'  # one letter: a whole word, not a prefix
+
+
+def test_a_batch_the_busy_database_refused_is_written_with_the_next(tmp_path: Path) -> None:
+    import sqlite3
+
+    from server.engine.store.session_index import SessionIndexer
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session("/w", "busy")
+    store.create_run(run_id="r", session_id=session, workspace="/w", task="busy", model="m",
+                     transcript=tmp_path / "r.jsonl")
+    store.db.execute_sql("PRAGMA busy_timeout = 50")
+    indexer = SessionIndexer(store.db, session, "r")
+    other = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process writing, past the timeout
+    indexer(ToolResult(run_id="r", seq=5, turn=1, call_id="c", tool="t", ok=True,
+                       output="first narwhal"))
+    indexer(UsageReported(run_id="r", seq=6, turn=1, input_tokens=7, cost_usd=0.5))
+    indexer.flush()
+    other.execute("ROLLBACK")
+    other.close()
+    assert store.search_sessions("narwhal") == []
+    indexer(ToolResult(run_id="r", seq=7, turn=2, call_id="d", tool="t", ok=True,
+                       output="second narwhal"))
+    indexer(RunFinished(run_id="r", seq=8, status="completed", reason=""))
+    assert sorted(h.seq for h in store.search_sessions("narwhal")) == [5, 7]
+    info = store.session_info(session)
+    assert info is not None and (info.tokens, info.cost) == (7, 0.5)
+    store.close()
+
+
+def test_snippets_mark_the_words_the_index_matched() -> None:
+    from server.engine.store.snippets import Terms, snippet
+
+    text = "Le café était fermé; " + " ".join(f"w{n}" for n in range(40)) + " CAFÉS again"
+    marked = snippet(text, Terms(["cafe", "fer"], prefix=True))
+    assert [s["text"] for s in marked if s["match"]] == ["café", "fermé"]
+    assert "".join(s["text"] for s in marked).startswith("Le café était fermé; w0")
+    assert marked[-1]["text"].endswith("w11…") and not marked[-1]["match"]
+    late = snippet(text, Terms(["again"], prefix=False))
+    assert late[0]["text"].startswith("…w26 ") and late[-1] == {"text": "again", "match": True}
+    assert {"text": "again", "match": True} in late
+    assert snippet("", Terms(["x"], prefix=False)) == []
+    assert snippet("?!", Terms(["x"], prefix=False)) == [{"text": "?!", "match": False}]
+
+
+def test_a_session_indexed_again_from_its_transcripts_counts_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    from server.engine.store.session_index import SessionIndexer, reindex_session
+
+    store = Store(tmp_path / "s.db")
+    session = store.create_session("/w", "the ocelot task")
+    store.create_run(run_id="r", session_id=session, workspace="/w", task="t", model="m",
+                     transcript=tmp_path / "r.jsonl")
+    events = _events("r", "the ocelot task", "a margay too", 0.25)
+    (tmp_path / "r.jsonl").write_text("".join(e.to_json() + "\n" for e in events))
+    indexer = SessionIndexer(store.db, session, "r")
+    for event in events[:7]:  # the process died before its last batch was written
+        indexer(event)
+    assert store.search_sessions("margay") == []
+    reindex_session(store.db, session)
+    reindex_session(store.db, session)
+    assert [h.kind for h in store.search_sessions("margay")] == ["tool_output"]
+    assert [h.kind for h in store.search_sessions("ocelot")] == ["title", "user"]
+    info = store.session_info(session)
+    assert info is not None and (info.tokens, info.cost) == (120, 0.25)
+    store.close()

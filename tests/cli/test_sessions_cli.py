@@ -1,0 +1,71 @@
+"""`sparrow sessions`, `sessions search|delete|export`, `sparrow resume` and
+`sparrow replay --speed`, run as the installed command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_cli import ndjson, sparrow
+
+
+def _script(tmp_path: Path, name: str, *texts: str, read: str = "") -> str:
+    turns: list[dict[str, object]] = [{"text": t} for t in texts]
+    if read:
+        turns.insert(0, {"text": "Reading.",
+                         "tool_calls": [{"tool": "read_file", "args": {"path": read}}]})
+    path = tmp_path / name
+    path.write_text(json.dumps({"turns": turns}))
+    return str(path)
+
+
+def test_list_search_resume_export_replay_and_delete(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "log.txt").write_text("the pangolin rolled up\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    first = ndjson(sparrow("run", "Read the log", "-w", str(workspace), "--json",
+                           "--script", _script(tmp_path, "1.json", "Done.", read="log.txt")).stdout)
+    session = first[0]["session_id"]
+    sparrow("run", "Elsewhere", "-w", str(other), "--script", _script(tmp_path, "2.json", "Ok."))
+
+    listed = ndjson(sparrow("sessions", "--json").stdout)
+    assert [s["title"] for s in listed] == ["Elsewhere", "Read the log"]
+    assert listed[1]["id"] == session and listed[1]["status"] == "completed"
+    only = ndjson(sparrow("sessions", "--workspace", str(workspace), "--json").stdout)
+    assert [s["id"] for s in only] == [session]
+    table = sparrow("sessions").stdout
+    assert session in table and "Read the log" in table and "completed" in table
+
+    found = ndjson(sparrow("sessions", "search", "pangolin", "--json").stdout)
+    assert [(h["session_id"], h["run_id"], h["kind"]) for h in found] == [
+        (session, first[0]["run_id"], "tool_output")
+    ]
+    assert "[pangolin]" in sparrow("sessions", "search", "pangolin").stdout
+    assert "nothing found" in sparrow("sessions", "search", 'odd"AND(').stdout
+
+    resumed = ndjson(sparrow("resume", session, "And now?", "--json",
+                             "--script", _script(tmp_path, "3.json", "Still rolled.")).stdout)
+    assert resumed[0]["session_id"] == session and resumed[0]["continues"] == first[0]["run_id"]
+    missing = sparrow("resume", "s-none", "hi", check=False)
+    assert missing.returncode == 2 and "no session 's-none'" in missing.stderr
+
+    out = tmp_path / "export.json"
+    sparrow("sessions", "export", session, "--format", "json", "--output", str(out))
+    data = json.loads(out.read_text())
+    assert [r["run"]["id"] for r in data["runs"]] == [first[0]["run_id"], resumed[0]["run_id"]]
+    markdown = sparrow("sessions", "export", session).stdout
+    assert markdown.startswith("# Read the log") and "pangolin" in markdown
+
+    at_once = ndjson(sparrow("replay", resumed[0]["run_id"], "--json").stdout)
+    paced = ndjson(sparrow("replay", resumed[0]["run_id"], "--json", "--speed", "1000").stdout)
+    assert paced == at_once
+    assert list(dict.fromkeys(e["run_id"] for e in at_once)) == [first[0]["run_id"],
+                                                                 resumed[0]["run_id"]]
+    assert sparrow("replay", first[0]["run_id"], "--speed", "-1", check=False).returncode == 2
+
+    gone = sparrow("sessions", "delete", session)
+    assert f"deleted session {session}" in gone.stdout
+    assert [s["title"] for s in ndjson(sparrow("sessions", "--json").stdout)] == ["Elsewhere"]
+    again = sparrow("sessions", "delete", session, check=False)
+    assert again.returncode == 1 and "no session" in again.stderr
+    assert sparrow("sessions", "export", session, check=False).returncode == 1
