@@ -133,6 +133,8 @@ def test_search_finds_a_word_only_a_tool_printed_and_opens_that_turn(
     # The end of the conversation is out of view: the click scrolled up to the hit.
     expect(page.get_by_test_id("run-end").last).not_to_be_in_viewport()
     page.screenshot(path=str(artifacts / "sessions-search-hit-1400.png"))
+    page.set_viewport_size(SMALL)
+    page.screenshot(path=str(artifacts / "sessions-search-hit-800.png"))
 
     # Escape empties the box and brings the sessions back.
     box.press("Escape")
@@ -232,6 +234,10 @@ def test_export_and_delete_a_session(
 
     row = page.locator(f'[data-testid="run-item"][data-session-id="{run["session_id"]}"]')
     expect(row).to_have_count(1)
+    # Its search hits go with it.
+    page.get_by_test_id("session-search").fill("to export then delete")
+    hit = page.locator(f'[data-testid="search-result"][data-session-id="{run["session_id"]}"]')
+    expect(hit.first).to_be_visible()  # its title and its task
     page.get_by_test_id("session-delete").click()
     dialog = page.get_by_test_id("delete-dialog")
     expect(dialog).to_be_visible()
@@ -240,6 +246,8 @@ def test_export_and_delete_a_session(
     page.get_by_test_id("session-delete").click()
     dialog.get_by_test_id("delete-confirm").click()
     expect(dialog).to_be_hidden()
+    expect(hit).to_have_count(0)
+    page.get_by_test_id("session-search").fill("")
     expect(row).to_have_count(0)
     expect(page.get_by_test_id("run-placeholder")).to_be_visible()
     missing = page.request.get(f"{server.base_url}/api/sessions/{run['session_id']}")

@@ -47,7 +47,7 @@ const runs = new SessionSidebar({
 });
 
 // A search hit: its session, scrolled to the matching event.
-new SessionSearch({
+const search = new SessionSearch({
   input: byId("session-search"),
   results: byId("search-results"),
   status: byId("search-status"),
@@ -61,6 +61,7 @@ new SessionSearch({
 const view = new RunView({
   onDeleted: (sessionId) => {
     runs.remove(sessionId);
+    search.refresh(); // its hits are gone too
     navigate(null);
   },
   onRunChanged: (run) => runs.upsert(run),

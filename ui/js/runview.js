@@ -12,7 +12,7 @@ import { formatTokens } from "./format.js";
 import { Composer } from "./composer.js";
 import { ContextBar } from "./contextbar.js";
 import { RequestDialog } from "./requestview.js";
-import { ReplayBar } from "./scrubber.js";
+import { SessionReplay } from "./sessionreplay.js";
 import { SessionActions } from "./sessionactions.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
@@ -52,15 +52,8 @@ export class RunView {
     });
     this.timeline = new CheckpointTimeline();
     this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
-    this.replaying = false;
-    this.recorded = []; // the events of runs replayed before a follow-up went live
-    this.revealTarget = null;
-    this.replay = new ReplayBar({
-      apply: (event) => this.onEvent(event),
-      reset: () => this.resetDrawing(),
-      moved: () => this.checkReveal(),
-    });
-    byId("transcript").parentElement.before(this.replay.el);
+    this.replay = new SessionReplay(this);
+    byId("transcript").parentElement.before(this.replay.bar.el);
     this.actions = new SessionActions({
       onResume: () => this.composer.focus(),
       onDeleted: (sessionId) => onDeleted(sessionId),
@@ -94,8 +87,7 @@ export class RunView {
       return;
     }
     this.stopSocket();
-    this.leaveReplay();
-    this.recorded = [];
+    this.replay.forget();
     this.actions.show(null);
     this.runId = runId;
     this.runIds = [];
@@ -115,7 +107,7 @@ export class RunView {
       onControl: (message) => this.transcript.notice(message.error || "The server refused a request.", "error"),
       onState: (state, detail) => {
         // A replay is drawn from events fetched once: nothing to redraw.
-        if (state === "open" && detail.reconnected && !this.replaying) this.restart();
+        if (state === "open" && detail.reconnected && !this.replay.active) this.restart();
         if (state === "connecting" && detail.attempt === 0) return;
         this.onConnection(state);
       },
@@ -146,7 +138,7 @@ export class RunView {
     const last = runs[runs.length - 1];
     const finished = runs.every((r) => isFinal(r.status));
     this.actions.show(last.session_id, { finished, title: runs[0]?.task || "" });
-    if (finished) this.startReplay(runId, runs);
+    if (finished) this.replay.start(runId, runs);
     else for (const id of this.runIds) this.socket.subscribe(id);
     this.title.textContent = (runs[0]?.task || "").trim().split("\n", 1)[0];
     this.title.title = runs[0]?.task || "";
@@ -156,70 +148,16 @@ export class RunView {
     this.onOpened(last.session_id);
   }
 
-  /** A finished conversation: its runs' recorded events, replayed (drawn to the end at first). */
-  async startReplay(runId, runs) {
-    let lists;
-    try {
-      lists = await Promise.all(runs.map((run) => sessionsApi.runEvents(run.id)));
-    } catch (error) {
-      if (this.runId === runId) this.transcript.notice(`Could not load the session: ${error.message}`, "error");
-      return;
-    }
-    if (this.runId !== runId || this.replaying) return;
-    this.replaying = true;
-    this.replay.load(lists.flat());
-  }
-
-  /**
-   * Back to live drawing (a follow-up). The replayed runs have ended: they
-   * are not subscribed to, and their recorded events are kept to draw them
-   * again if the log must be redrawn (the socket reconnected).
-   */
-  leaveReplay() {
-    if (!this.replaying) return;
-    this.recorded = this.replay.events;
-    this.replay.stop();
-    this.replaying = false;
-  }
-
-  redrawRecorded() {
-    if (!this.recorded.length) return;
-    this.replaying = true;
-    for (const event of this.recorded) this.onEvent(event);
-    this.replaying = false;
-  }
-
-  /** Before a replay draws from its first event again. */
-  resetDrawing() {
-    this.transcript.clear();
-    this.transcript.sticky = true;
-    this.resetFigures();
-  }
-
   /** Show the event `seq` of run `runId` (a search hit) once it is drawn. */
   reveal(runId, seq) {
-    this.revealTarget = { runId, seq: Math.max(1, Number(seq) || 0) };
-    // A replay scrubbed back to before the hit: drawn to the end, where the hit is.
-    if (this.replaying && this.runIds.includes(runId)) this.replay.seek(this.replay.events.length);
-    this.checkReveal();
-  }
-
-  checkReveal() {
-    const target = this.revealTarget;
-    if (!target || !this.runIds.includes(target.runId)) return;
-    if ((this.transcript.seqs.get(target.runId) ?? 0) < target.seq) return;
-    const el = this.transcript.marks.elementAt(target.runId, target.seq);
-    if (!el) return;
-    this.revealTarget = null;
-    // After the frame in which the log follows its end, which would undo it.
-    requestAnimationFrame(() => this.transcript.marks.reveal(el));
+    this.replay.reveal(runId, seq);
   }
 
   /** The socket came back: every run's history is sent again, from the start. */
   restart() {
     this.transcript.restart();
     this.resetFigures();
-    this.redrawRecorded();
+    this.replay.redrawRecorded();
   }
 
   resetFigures() {
@@ -236,7 +174,7 @@ export class RunView {
   /** Back to the empty state. */
   close() {
     this.stopSocket();
-    this.leaveReplay();
+    this.replay.leave();
     this.actions.show(null);
     this.runId = null;
     this.runIds = [];
@@ -338,7 +276,7 @@ export class RunView {
       this.restart(); // the server is sending the runs again from the start
     }
     if (!this.transcript.apply(event)) return;
-    if (!this.replaying) this.checkReveal();
+    if (!this.replay.active) this.replay.checkReveal();
     const latest = event.run_id === this.lastRunId;
     switch (event.type) {
       case "run_started":
@@ -371,7 +309,7 @@ export class RunView {
         break;
       case "run_finished":
         if (latest) this.setStatus(event.status, event.reason, event.run_id);
-        if (this.replaying) break; // recorded: nothing changed on the server
+        if (this.replay.active) break; // recorded: nothing changed on the server
         this.timeline.load([event.run_id]);
         this.onRunChanged({
           id: event.run_id,
@@ -391,7 +329,7 @@ export class RunView {
     const run = isFinal(this.status) && this.sessionId
       ? await this.resumeSession(task, model)
       : await api.createRun({ task, model, continueFrom: this.lastRunId });
-    this.leaveReplay();
+    this.replay.leave();
     this.runIds.push(run.id);
     this.transcript.accept(run.id);
     this.socket.subscribe(run.id);
@@ -420,7 +358,7 @@ export class RunView {
     try {
       const run = await api.compactRun(runId);
       if (run.id !== runId) {
-        this.leaveReplay();
+        this.replay.leave();
         this.runIds.push(run.id);
         this.transcript.accept(run.id);
         this.socket.subscribe(run.id);

@@ -69,6 +69,11 @@ export class SessionSearch {
     return this.input.value.trim();
   }
 
+  /** Ask again (a session was deleted): the results shown may name it. */
+  refresh() {
+    if (this.query) this.schedule();
+  }
+
   clear() {
     this.input.value = "";
     this.schedule();
