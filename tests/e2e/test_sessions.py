@@ -365,3 +365,30 @@ def test_a_late_answer_to_an_older_query_is_dropped_and_snippets_stay_text(
     snippet = page.get_by_test_id("search-snippet").first
     expect(snippet).to_contain_text("<img src=x onerror=alert(1)>")
     expect(page.get_by_test_id("search-results").locator("img")).to_have_count(0)
+
+
+def test_resuming_a_compacted_session_opens_the_new_session_it_makes(
+    open_app: OpenApp, server: SparrowServer, tmp_path: Path
+) -> None:
+    """Once compacted, a session resumes as a new one from its handoff doc:
+    the window opens that one, live, instead of adding to the old."""
+    page = open_app()
+    run = demo(page, server, "A session to compact", workspace=tmp_path)
+    compacting = api(page, server, "POST", f"/api/runs/{run['id']}/compact")["run"]
+    finish(page, server, compacting)
+    open_session(page, run["id"])
+    expect(page.get_by_test_id("compaction")).to_have_count(1)
+    page.get_by_test_id("session-resume").click()
+    page.get_by_test_id("composer-input").fill("Pick up from the handoff")
+    page.get_by_test_id("composer-input").press("Enter")
+    expect(page.get_by_test_id("run-title")).to_have_text("Pick up from the handoff")
+    expect(page.get_by_test_id("task-entry")).to_have_count(1)
+    expect(page.get_by_test_id("run-end")).to_have_count(1, timeout=RUN_TIMEOUT_S * 1000)
+    new_run = page.url.split("#run=")[1]
+    resumed = api(page, server, "GET", f"/api/runs/{new_run}")["run"]
+    assert resumed["session_id"] != run["session_id"]
+    rows = page.get_by_test_id("run-item")
+    expect(rows.filter(has_text="Pick up from the handoff")).to_have_attribute(
+        "aria-current", "true"
+    )
+    expect(rows.filter(has_text="A session to compact")).to_have_count(1)

@@ -330,6 +330,12 @@ export class RunView {
       ? await this.resumeSession(task, model)
       : await api.createRun({ task, model, continueFrom: this.lastRunId });
     this.replay.leave();
+    if (run.session_id && this.sessionId && run.session_id !== this.sessionId) {
+      // Resumed from its handoff doc: a new session, opened as such.
+      this.open(run.id, run);
+      this.onFollowUp(run);
+      return;
+    }
     this.runIds.push(run.id);
     this.transcript.accept(run.id);
     this.socket.subscribe(run.id);
