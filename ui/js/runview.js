@@ -57,6 +57,7 @@ export class RunView {
     this.actions = new SessionActions({
       onResume: () => this.composer.focus(),
       onDeleted: (sessionId) => onDeleted(sessionId),
+      onNotice: (text, kind) => this.transcript.notice(text, kind),
     });
     this.pill.before(this.actions.el);
     this.socket = null;

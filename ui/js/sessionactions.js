@@ -1,14 +1,17 @@
 // What can be done to the open session, in its header: Resume (a finished
 // one: the follow-up box, which then resumes it), Export as Markdown or JSON
 // (downloads from GET /api/sessions/{id}/export) and Delete, after a
-// confirmation that says what goes with it.
+// confirmation that says what goes with it. The desktop window cannot
+// download: there the export's text goes to the shell's save dialog.
 
 import { sessionsApi } from "./api.js";
+import { inDesktop, saveFile } from "./bridge.js";
 import { h, showText } from "./dom.js";
 
 export class SessionActions {
-  constructor({ onResume, onDeleted }) {
+  constructor({ onResume, onDeleted, onNotice = () => {} }) {
     this.onResume = onResume;
+    this.onNotice = onNotice;
     this.onDeleted = onDeleted;
     this.sessionId = "";
     this.resume = h("button", {
@@ -21,7 +24,12 @@ export class SessionActions {
       h("summary", { class: "btn btn-ghost btn-small", "data-testid": "session-export" }, "Export"),
       h("div", { class: "menu-list", role: "menu" }, this.markdown, this.json));
     for (const link of [this.markdown, this.json]) {
-      link.addEventListener("click", () => { this.exportMenu.open = false; });
+      link.addEventListener("click", (event) => {
+        this.exportMenu.open = false;
+        if (!inDesktop()) return; // the browser downloads it
+        event.preventDefault();
+        this.saveInDesktop(link);
+      });
     }
     this.remove = h("button", {
       type: "button", class: "btn btn-danger-ghost btn-small", "data-testid": "session-delete",
@@ -71,6 +79,17 @@ export class SessionActions {
     this.remove.disabled = !finished;
     this.remove.title = finished ? "Delete this session, its transcripts and its index entries"
       : "A session can be deleted once its run has ended";
+  }
+
+  async saveInDesktop(link) {
+    try {
+      const response = await fetch(link.href, { credentials: "same-origin" });
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      const path = await saveFile(link.getAttribute("download"), await response.text());
+      if (path) this.onNotice(`Exported to ${path}`);
+    } catch (error) {
+      this.onNotice(`Could not export: ${error.message || error}`, "error");
+    }
   }
 
   confirmDelete() {
