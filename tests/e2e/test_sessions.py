@@ -120,6 +120,7 @@ def test_search_finds_a_word_only_a_tool_printed_and_opens_that_turn(
     page.screenshot(path=str(artifacts / "sessions-search-1400.png"))
 
     hit.click()
+    expect(hit).to_have_attribute("aria-current", "true")
     expect(page.get_by_test_id("run-title")).to_have_text("Look around this project")
     expect(page.get_by_test_id("task-entry")).to_have_count(3, timeout=20_000)
     shown = page.get_by_test_id("transcript").locator(

@@ -124,6 +124,13 @@ export class SessionSearch {
     this.status.dataset.state = state;
   }
 
+  /** The hit the user opened stays marked among the others. */
+  open(button, result) {
+    for (const other of this.results.querySelectorAll("[aria-current]")) other.removeAttribute("aria-current");
+    button.setAttribute("aria-current", "true");
+    this.onOpen(result);
+  }
+
   render(results) {
     this.results.replaceChildren(...results.map((result) => this.row(result)));
   }
@@ -140,7 +147,7 @@ export class SessionSearch {
           class: "search-result",
           "data-testid": "search-result",
           dataset: { sessionId: result.session_id, runId: result.run_id, seq: String(result.seq ?? "") },
-          on: { click: () => this.onOpen(result) },
+          on: { click: (event) => this.open(event.currentTarget, result) },
         },
         h("span", { class: "search-result-title" }, firstLine(result.title, 90) || "(no task)"),
         h("span", { class: "search-result-snippet", "data-testid": "search-snippet" }, snippetNodes(result.snippet)),
