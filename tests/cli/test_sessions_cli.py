@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from server.cli import replay_command
 from tests.cli.test_cli import ndjson, sparrow
 
 
@@ -69,3 +72,17 @@ def test_list_search_resume_export_replay_and_delete(workspace: Path, tmp_path: 
     again = sparrow("sessions", "delete", session, check=False)
     assert again.returncode == 1 and "no session" in again.stderr
     assert sparrow("sessions", "export", session, check=False).returncode == 1
+
+
+def test_replay_pace_scales_the_recorded_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr(replay_command.time, "sleep", slept.append)
+    pace = replay_command.Pace(2.0)
+    for ts in (10.0, 14.0, 14.5, 14.0, 200.0):  # a clock step back waits nothing
+        pace.wait(ts)
+    assert slept == [2.0, 0.25, 5.0]  # the day-long pause cut to MAX_PAUSE
+    slept.clear()
+    at_once = replay_command.Pace(0)
+    for ts in (1.0, 50.0):
+        at_once.wait(ts)
+    assert slept == []

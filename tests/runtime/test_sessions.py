@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from server.core.events import Event, ToolResult
+from server.core.events import Event, StreamDelta, ToolResult
 from server.core.paths import Paths
 from server.core.settings import SessionSettings, Settings
 from server.engine.bus import EventBus
@@ -60,6 +60,8 @@ async def test_replay_equals_what_was_seen_live_over_two_follow_ups(
     # A sink on the bus sees every event as published (a queued subscriber may
     # get consecutive deltas merged: the same text, fewer events).
     bus.add_sink(live.append)
+    # And a queued subscriber, as the window's socket and the CLI read the bus.
+    queued = bus.subscribe(limit=100_000)
     async with RunManager(paths=paths, store=Store(paths.database), bus=bus) as runs:
         first = await _run(runs, RunRequest(str(workspace), "Read notes.txt", provider=_model(
             ScriptedTurn("Reading.", (ScriptedToolCall("read_file", {"path": "notes.txt"}),)),
@@ -74,6 +76,25 @@ async def test_replay_equals_what_was_seen_live_over_two_follow_ups(
     assert len(replayed) > 20
     assert [e.to_dict() for e in replayed] == [e.to_dict() for e in live]
     assert {e.run_id for e in live} == {first.id, second.id, third.id}
+    seen = await queued.receive()
+    queued.close()
+    assert _merged(seen) == _merged(replayed)
+    assert [e.to_dict() for e in seen if not isinstance(e, StreamDelta)] == [
+        e.to_dict() for e in replayed if not isinstance(e, StreamDelta)
+    ]
+
+
+def _merged(events: list[Event]) -> list[tuple[str, str]]:
+    """The events with consecutive deltas of a stream as one text (how a queue merges them)."""
+    out: list[tuple[str, str]] = []
+    for event in events:
+        if isinstance(event, StreamDelta) and out and out[-1][0] == repr(event.merge_key()):
+            out[-1] = (out[-1][0], out[-1][1] + event.text)
+        elif isinstance(event, StreamDelta):
+            out.append((repr(event.merge_key()), event.text))
+        else:
+            out.append((event.type, str(event.seq)))
+    return out
 
 
 async def test_search_finds_a_word_only_a_tool_output_held_in_an_old_session(
