@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from desktop.navigation import open_external
 
@@ -19,10 +20,12 @@ class Bridge:
         *,
         on_ready: Callable[[], None],
         pick_folder: Callable[[], str | None],
+        save_as: Callable[[str], str | None] = lambda name: None,
         open_url: Callable[[str], bool] = open_external,
     ) -> None:
         self._on_ready = on_ready
         self._pick_folder = pick_folder
+        self._save_as = save_as
         self._open_url = open_url
         self._ready_lock = threading.Lock()
         self._ready = False
@@ -43,3 +46,14 @@ class Bridge:
     def open_external(self, url: str) -> bool:
         """Open an http(s) or mailto URL in the system browser (never in the window)."""
         return self._open_url(str(url))
+
+    def save_file(self, name: str, text: str) -> str | None:
+        """Write ``text`` where the user chooses in the native save dialog, ``name``
+        offered: the path written, or None if cancelled. The window cannot
+        download (a session's export): the page hands the text over instead."""
+        offered = Path(str(name)).name or "export.txt"  # a name, never a path
+        chosen = self._save_as(offered)
+        if not chosen:
+            return None
+        Path(chosen).write_text(str(text), encoding="utf-8")
+        return chosen

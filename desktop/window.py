@@ -75,7 +75,9 @@ class DesktopWindow:
         self._approvals: ApprovalAlerts | None = None  # runs waiting for an answer
         self._ended = False  # webview.start() returned: start no more alerts
         self._tray: Any = None  # desktop.tray.Tray, when the desktop has a tray
-        self.bridge = Bridge(on_ready=self._on_ready, pick_folder=self._pick_folder)
+        self.bridge = Bridge(
+            on_ready=self._on_ready, pick_folder=self._pick_folder, save_as=self._save_as
+        )
 
     def run(self) -> int:
         """Show the window, block until it is closed; 0, or 1 if the server failed."""
@@ -231,6 +233,19 @@ class DesktopWindow:
 
         native = self._window.native
         self._gui.call(lambda: grab_to_file(native, path))
+
+    def _save_as(self, name: str) -> str | None:
+        import webview
+
+        if self._window is None:
+            return None
+        chosen = self._window.create_file_dialog(
+            webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=name
+        )
+        if not chosen:
+            return None
+        # A save dialog answers one path (some backends as a bare string).
+        return str(chosen) if isinstance(chosen, str) else str(chosen[0])
 
     def _pick_folder(self) -> str | None:
         import webview

@@ -33,6 +33,7 @@ from server.web.memory_routes import memory_routes
 from server.web.model_routes import model_routes
 from server.web.monitor_feed import MonitorFeed, make_monitor
 from server.web.monitor_routes import monitor_routes
+from server.web.retention_routes import retention_routes
 from server.web.safety_routes import safety_routes
 from server.web.security import LoopbackGuard
 from server.web.sessions_routes import sessions_routes
@@ -97,6 +98,7 @@ def create_app(
         *agent_routes(),
         *checkpoint_routes(),
         *sessions_routes(),
+        *retention_routes(),
         *conversation_routes(),
         *memory_routes(),
         *model_routes(),

@@ -2,14 +2,26 @@ from __future__ import annotations
 
 import inspect
 import threading
+from pathlib import Path
 
 from desktop.bridge import Bridge
 
 
-def make_bridge(ready: list[str], folder: str | None = "/tmp/chosen") -> Bridge:
+def make_bridge(
+    ready: list[str],
+    folder: str | None = "/tmp/chosen",
+    save_to: Path | None = None,
+    offered: list[str] | None = None,
+) -> Bridge:
+    def save_as(name: str) -> str | None:
+        if offered is not None:
+            offered.append(name)
+        return str(save_to / name) if save_to else None
+
     return Bridge(
         on_ready=lambda: ready.append("ready"),
         pick_folder=lambda: folder,
+        save_as=save_as,
         open_url=lambda url: url.startswith("https://"),
     )
 
@@ -40,4 +52,16 @@ def test_open_external_passes_the_url_on() -> None:
 def test_the_page_sees_only_the_intended_methods() -> None:
     # pywebview exposes every public attribute of the js_api object to the page.
     public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
-    assert public == {"page_ready", "choose_folder", "open_external"}
+    assert public == {"page_ready", "choose_folder", "open_external", "save_file"}
+
+
+def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> None:
+    offered: list[str] = []
+    bridge = make_bridge([], save_to=tmp_path, offered=offered)
+    written = bridge.save_file("s-1.md", "# A session\n\nwith ünïcode\n")
+    assert written == str(tmp_path / "s-1.md")
+    assert (tmp_path / "s-1.md").read_text(encoding="utf-8") == "# A session\n\nwith ünïcode\n"
+    # The page names a file, never where it goes.
+    bridge.save_file("../../etc/evil.md", "x")
+    assert offered[-1] == "evil.md"
+    assert make_bridge([]).save_file("s-1.md", "x") is None  # cancelled

@@ -126,3 +126,25 @@ export const agentsApi = {
   put: async (name, text) => (await request("PUT", `/api/agents/${enc(name)}`, { text })).agent,
   run: async (name) => (await request("POST", `/api/agents/${enc(name)}/run`)).run,
 };
+
+// The sessions section of the API (docs/api.md, "Sessions"): the paged list,
+// full-text search, one session, delete, export and resume.
+export const sessionsApi = {
+  page: ({ workspace, cursor, limit } = {}) =>
+    request("GET", `/api/sessions${query({ workspace, cursor, limit })}`),
+  search: async (q, limit = 30) =>
+    (await request("GET", `/api/sessions/search${query({ q, limit })}`)).results ?? [],
+  get: (id) => request("GET", `/api/sessions/${enc(id)}`),
+  remove: (id) => request("DELETE", `/api/sessions/${enc(id)}`),
+  // A run's recorded events, for a replay.
+  runEvents: async (runId) => (await request("GET", `/api/runs/${enc(runId)}/events`)).events ?? [],
+  // The age limit: `[sessions] keep_days` in config.toml, and that file.
+  retention: () => request("GET", "/api/settings/sessions"),
+  exportUrl: (id, format) => `/api/sessions/${enc(id)}/export?format=${enc(format)}`,
+  resume: async (id, task, model) => {
+    const body = { task, surface: inDesktop() ? "desktop" : "web" };
+    if (model) body.model = model;
+    const answer = await request("POST", `/api/sessions/${enc(id)}/resume`, body);
+    return answer.run ?? answer;
+  },
+};

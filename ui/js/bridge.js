@@ -51,3 +51,14 @@ export function chooseFolder() {
     });
   });
 }
+
+/** Ask the desktop shell to save `text` as a file (native dialog, `name` offered); the path or null. */
+export function saveFile(name, text) {
+  return new Promise((resolve, reject) => {
+    whenReady(() => {
+      Promise.resolve()
+        .then(() => window.pywebview.api.save_file(name, text))
+        .then((path) => resolve(typeof path === "string" && path ? path : null), reject);
+    });
+  });
+}

@@ -1,4 +1,4 @@
-// Wires the page together: conversations list, form, conversation view, the
+// Wires the page together: the sessions sidebar and its search, form, conversation view, the
 // all-runs socket, the connection dot, the Monitor, Rules and Settings views,
 // the welcome screen, the safety controls in the header, the address
 // (#run=ID, #monitor, #rules, #memory, #agents or #settings), and the desktop bridge.
@@ -9,7 +9,9 @@ import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
 import { AgentsView } from "./agents.js";
 import { RunForm } from "./form.js";
-import { RunsList } from "./runs.js";
+import { RetentionSetting } from "./retention.js";
+import { SessionSearch } from "./search.js";
+import { SessionSidebar } from "./sessions.js";
 import { RunView } from "./runview.js";
 import { MonitorView } from "./monitor.js";
 import { RulesView } from "./rules.js";
@@ -39,14 +41,31 @@ function navigate(runId) {
   route();
 }
 
-const runs = new RunsList({
+const runs = new SessionSidebar({
   list: byId("run-list"),
   empty: byId("runs-empty"),
   error: byId("runs-error"),
   onSelect: (id) => navigate(id),
 });
 
+// A search hit: its session, scrolled to the matching event.
+const search = new SessionSearch({
+  input: byId("session-search"),
+  results: byId("search-results"),
+  status: byId("search-status"),
+  list: byId("run-list"),
+  onOpen: (hit) => {
+    navigate(hit.run_id);
+    view.reveal(hit.run_id, hit.seq);
+  },
+});
+
 const view = new RunView({
+  onDeleted: (sessionId) => {
+    runs.remove(sessionId);
+    search.refresh(); // its hits are gone too
+    navigate(null);
+  },
   onRunChanged: (run) => runs.upsert(run),
   onConnection: (state) => connection.set("run", state),
   onOpened: (sessionId) => runs.select(view.currentId, sessionId),
@@ -80,6 +99,8 @@ const settings = new SettingsView({
     welcome.update();
   },
 });
+
+const retention = new RetentionSetting();
 
 const monitor = new MonitorView({
   onConnection: (state) => connection.set("monitor", state),
@@ -139,6 +160,7 @@ function route() {
     safety.close();
     showView("settings");
     settings.show();
+    retention.show();
     return;
   }
   settings.hide();

@@ -2,14 +2,18 @@
 // status, tokens and cost, Cancel), the transcript of every run of it in
 // order, and the composer for a follow-up. One WebSocket of its own
 // subscribes to each run (each replays its history first), so that switching
-// conversations never mixes two of them.
+// conversations never mixes two of them. A finished conversation is not
+// subscribed to: it is replayed from its recorded events, with a scrubber
+// (scrubber.js), until a follow-up resumes it and it goes live again.
 
-import { api } from "./api.js";
+import { api, sessionsApi } from "./api.js";
 import { byId, h } from "./dom.js";
 import { formatTokens } from "./format.js";
 import { Composer } from "./composer.js";
 import { ContextBar } from "./contextbar.js";
 import { RequestDialog } from "./requestview.js";
+import { SessionReplay } from "./sessionreplay.js";
+import { SessionActions } from "./sessionactions.js";
 import { LiveSocket } from "./socket.js";
 import { isFinal, showStatus } from "./status.js";
 import { CheckpointTimeline } from "./timeline.js";
@@ -21,6 +25,7 @@ export class RunView {
     onConnection = () => {},
     onFollowUp = () => {},
     onOpened = () => {},
+    onDeleted = () => {},
   } = {}) {
     this.onRunChanged = onRunChanged;
     this.onOpened = onOpened;
@@ -51,6 +56,14 @@ export class RunView {
     });
     this.timeline = new CheckpointTimeline();
     this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
+    this.replay = new SessionReplay(this);
+    byId("transcript").parentElement.before(this.replay.bar.el);
+    this.actions = new SessionActions({
+      onResume: () => this.composer.focus(),
+      onDeleted: (sessionId) => onDeleted(sessionId),
+      onNotice: (text, kind) => this.transcript.notice(text, kind),
+    });
+    this.pill.before(this.actions.el);
     this.socket = null;
     this.runId = null;
     this.runIds = [];
@@ -79,6 +92,8 @@ export class RunView {
       return;
     }
     this.stopSocket();
+    this.replay.forget();
+    this.actions.show(null);
     this.runId = runId;
     this.runIds = [];
     this.runWorkspace = "";
@@ -97,7 +112,8 @@ export class RunView {
       onEvent: (event) => this.onEvent(event),
       onControl: (message) => this.transcript.notice(message.error || "The server refused a request.", "error"),
       onState: (state, detail) => {
-        if (state === "open" && detail.reconnected) this.restart();
+        // A replay is drawn from events fetched once: nothing to redraw.
+        if (state === "open" && detail.reconnected && !this.replay.active) this.restart();
         if (state === "connecting" && detail.attempt === 0) return;
         this.onConnection(state);
       },
@@ -126,8 +142,11 @@ export class RunView {
     this.transcript.reset(this.runIds);
     this.transcript.elsewhere = new Map(runs.filter((r) => r.elsewhere).map((r) => [r.id, r.elsewhere]));
     this.timeline.load(this.runIds);
-    for (const id of this.runIds) this.socket.subscribe(id);
     const last = runs[runs.length - 1];
+    const finished = runs.every((r) => isFinal(r.status));
+    this.actions.show(last.session_id, { finished, title: runs[0]?.task || "" });
+    if (finished) this.replay.start(runId, runs);
+    else for (const id of this.runIds) this.socket.subscribe(id);
     this.title.textContent = (runs[0]?.task || "").trim().split("\n", 1)[0];
     this.title.title = runs[0]?.task || "";
     this.fillHeader(last);
@@ -136,10 +155,16 @@ export class RunView {
     this.onOpened(last.session_id);
   }
 
+  /** Show the event `seq` of run `runId` (a search hit) once it is drawn. */
+  reveal(runId, seq) {
+    this.replay.reveal(runId, seq);
+  }
+
   /** The socket came back: every run's history is sent again, from the start. */
   restart() {
     this.transcript.restart();
     this.resetFigures();
+    this.replay.redrawRecorded();
   }
 
   resetFigures() {
@@ -156,6 +181,8 @@ export class RunView {
   /** Back to the empty state. */
   close() {
     this.stopSocket();
+    this.replay.leave();
+    this.actions.show(null);
     this.runId = null;
     this.runIds = [];
     this.transcript.reset([]);
@@ -223,6 +250,7 @@ export class RunView {
     this.section.dataset.status = status;
     showStatus(this.pill, status);
     const running = status === "running";
+    this.actions.setFinished(isFinal(status));
     this.cancelButton.hidden = !running;
     if (running) {
       this.cancelButton.disabled = false;
@@ -275,6 +303,7 @@ export class RunView {
       this.restart(); // the server is sending the runs again from the start
     }
     if (!this.transcript.apply(event)) return;
+    if (!this.replay.active) this.replay.checkReveal();
     const latest = event.run_id === this.lastRunId;
     switch (event.type) {
       case "run_started":
@@ -307,6 +336,7 @@ export class RunView {
         break;
       case "run_finished":
         if (latest) this.setStatus(event.status, event.reason, event.run_id);
+        if (this.replay.active) break; // recorded: nothing changed on the server
         this.timeline.load([event.run_id]);
         this.onRunChanged({
           id: event.run_id,
@@ -323,7 +353,16 @@ export class RunView {
 
   /** The composer sent a follow-up: a new run of this conversation, followed live. */
   async sendFollowUp({ task, model }) {
-    const run = await api.createRun({ task, model, continueFrom: this.lastRunId });
+    const run = isFinal(this.status) && this.sessionId
+      ? await this.resumeSession(task, model)
+      : await api.createRun({ task, model, continueFrom: this.lastRunId });
+    this.replay.leave();
+    if (run.session_id && this.sessionId && run.session_id !== this.sessionId) {
+      // Resumed from its handoff doc: a new session, opened as such.
+      this.open(run.id, run);
+      this.onFollowUp(run);
+      return;
+    }
     this.runIds.push(run.id);
     this.transcript.accept(run.id);
     this.socket.subscribe(run.id);
@@ -331,6 +370,17 @@ export class RunView {
     this.setStatus("running", "", run.id);
     this.runId = run.id;
     this.onFollowUp(run);
+  }
+
+  /** A follow-up of a finished session resumes it (the server picks its context or its handoff doc). */
+  async resumeSession(task, model) {
+    try {
+      return await sessionsApi.resume(this.sessionId, task, model);
+    } catch (error) {
+      // A server without the resume route: the follow-up continues the last run instead.
+      if (error.status !== 404 && error.status !== 405) throw error;
+      return api.createRun({ task, model, continueFrom: this.lastRunId });
+    }
   }
 
   /** Compact the conversation: the live run before its next request, else a follow-up run that does it. */
@@ -341,6 +391,7 @@ export class RunView {
     try {
       const run = await api.compactRun(runId);
       if (run.id !== runId) {
+        this.replay.leave();
         this.runIds.push(run.id);
         this.transcript.accept(run.id);
         this.socket.subscribe(run.id);

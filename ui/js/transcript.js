@@ -7,8 +7,11 @@
 // result. A discarded turn stays, marked. The view follows new output only
 // while the reader is already at the bottom. An approval request puts a card
 // under its call; notices and the verify command's result are in the flow.
+// Each drawn element carries the seq of the event that made it (data-seq),
+// and every event's element is remembered, so that a search hit can be shown.
 
 import { ApprovalCard } from "./approval.js";
+import { EventMarks } from "./marks.js";
 import { h, logo } from "./dom.js";
 import { renderRichText } from "./richtext.js";
 import { foldable, hookLine, ToolCard } from "./toolcard.js";
@@ -79,7 +82,18 @@ export class Transcript {
     this.requested = new Set(); // run+turn whose request can be shown
     this.sawAssistant = false;
     this.startedAt = new Map();
+    this.marks = new EventMarks(this);
     this.el.replaceChildren();
+  }
+
+  /** Remember which element `event` drew into; the first event of an element gives its data-seq. */
+  place(event) {
+    const id = key(event.run_id, event.call_id);
+    let el;
+    if (event.type === "text_delta" || event.type === "thinking_delta") el = this.message?.el;
+    else if (event.type === "approval_requested") el = this.approvals.get(id)?.el;
+    else if (event.call_id && this.cards.has(id) && event.type !== "notice") el = this.cards.get(id).el;
+    this.marks.place(event, el || this.el.lastElementChild);
   }
 
   /** Apply one event; returns false when it was a duplicate or another conversation's. */
@@ -139,6 +153,7 @@ export class Transcript {
       default:
         return true; // usage_reported, message_added and future types: not drawn here
     }
+    this.place(event);
     if (this.restoreTop !== null) this.restoreScroll();
     else if (wasAtEnd) this.scheduleScroll();
     else this.jump.hidden = false;
