@@ -22,6 +22,7 @@ from server.engine.bus import EventBus
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
+from server.web.attachment_routes import attachment_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
 from server.web.memory_routes import memory_routes
@@ -77,6 +78,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         *api_routes(),
+        *attachment_routes(),
         *checkpoint_routes(),
         *conversation_routes(),
         *memory_routes(),
