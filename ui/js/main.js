@@ -4,7 +4,7 @@
 // (#run=ID, #monitor, #rules, #memory or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
-import { pageReady } from "./bridge.js";
+import { inDesktop, pageReady } from "./bridge.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
 import { RunForm } from "./form.js";
@@ -159,6 +159,37 @@ byId("runs-tab").addEventListener("click", (event) => {
 byId("new-run").addEventListener("click", () => {
   navigate(null);
   byId("prompt").focus();
+});
+
+// Files dropped anywhere on the window attach to the next message: the open
+// conversation's follow-up, else the new task. In the desktop window the
+// shell hands over their real paths (desktop/drops.py calls sparrowDropped);
+// a browser has only the bytes, which are uploaded.
+function dropTarget() {
+  return view.composer.visible ? view.composer.attachments : form.attachments;
+}
+
+window.sparrowDropped = (paths) => dropTarget().addRefs(paths);
+
+function carriesFiles(event) {
+  return [...(event.dataTransfer?.types || [])].includes("Files");
+}
+
+document.addEventListener("dragover", (event) => {
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  document.body.classList.add("dropping");
+  document.body.classList.toggle("no-composer", !view.composer.visible);
+});
+document.addEventListener("dragleave", (event) => {
+  if (event.relatedTarget === null) document.body.classList.remove("dropping");
+});
+document.addEventListener("drop", (event) => {
+  document.body.classList.remove("dropping");
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  if (inDesktop()) return; // the shell has the paths: they come through sparrowDropped
+  dropTarget().addFiles([...event.dataTransfer.files]);
 });
 
 const everything = new LiveSocket({

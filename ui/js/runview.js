@@ -46,7 +46,10 @@ export class RunView {
       onRequest: (runId, turn) => this.requests.show(runId, turn),
     });
     this.timeline = new CheckpointTimeline();
-    this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
+    this.composer = new Composer({
+      onSend: (followUp) => this.sendFollowUp(followUp),
+      lastRunId: () => this.lastRunId,
+    });
     this.socket = null;
     this.runId = null;
     this.runIds = [];
@@ -296,8 +299,8 @@ export class RunView {
   }
 
   /** The composer sent a follow-up: a new run of this conversation, followed live. */
-  async sendFollowUp({ task, model }) {
-    const run = await api.createRun({ task, model, continueFrom: this.lastRunId });
+  async sendFollowUp({ task, model, attachments }) {
+    const run = await api.createRun({ task, model, attachments, continueFrom: this.lastRunId });
     this.runIds.push(run.id);
     this.transcript.accept(run.id);
     this.socket.subscribe(run.id);
