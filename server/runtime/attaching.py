@@ -82,6 +82,7 @@ def as_sent(entry: dict[str, Any], paths: Paths, settings: Settings) -> dict[str
     again = prepare(
         path, settings.attachments, accepts_images=False,
         own={} if inside_uploads else paths.own_folders(),
+        shown=str(entry.get("name", "")),
     )
     data = again.attachment.data if again.attachment is not None else b""
     if data and hashlib.sha256(data).hexdigest() == wanted:

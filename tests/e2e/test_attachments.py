@@ -142,7 +142,7 @@ DROP = """([name, text]) => {
 
 
 def test_a_file_dropped_on_a_browser_page_is_uploaded_and_inlined(
-    open_app: OpenApp, vendor: FakeVendor, workspace: Path
+    open_app: OpenApp, vendor: FakeVendor, workspace: Path, artifacts: Path
 ) -> None:
     vendor.script(Reply(text="It says to buy milk."))
     page = open_app()
@@ -154,3 +154,15 @@ def test_a_file_dropped_on_a_browser_page_is_uploaded_and_inlined(
     ends(page, 1)
     wire = json.dumps(vendor.last(CHAT).body)
     assert "buy milk" in wire and "What does the note say?" in wire
+    # The model is told the upload's name, not where Sparrow's state folder keeps it.
+    assert "todo.txt (uploaded)" in wire and "/uploads/" not in wire
+
+    # The Request view shows it as sent (the transcript holds only its hash).
+    page.get_by_test_id("assistant-message").last.hover()
+    page.get_by_test_id("show-request").last.click()
+    dialog = page.get_by_test_id("request-dialog")
+    expect(dialog.get_by_test_id("request-attachment")).to_contain_text("todo.txt")
+    expect(dialog.get_by_test_id("request-attachment")).to_contain_text("sha256")
+    dialog.locator("summary", has_text="Show the attachment as sent").click()
+    expect(dialog.get_by_test_id("request-attachment-text")).to_contain_text("buy milk")
+    page.screenshot(path=str(artifacts / "request-dialog-attachment.png"))

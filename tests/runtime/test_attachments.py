@@ -30,7 +30,9 @@ async def test_the_model_gets_the_files_and_the_transcript_only_their_hashes(
     paths: Paths, workspace: Path, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.md"
-    notes.write_text("the launch code is BLUE-42\n")
+    notes.write_text(
+        "the launch code is BLUE-42\napi_key = sk-proj-abcdefghijklmnopqrstuvwxyz0123\n"
+    )
     shot = tmp_path / "shot.png"
     shot.write_bytes(image_bytes())
     folder = tmp_path / "src"
@@ -55,6 +57,7 @@ async def test_the_model_gets_the_files_and_the_transcript_only_their_hashes(
 
         transcript = Path(info.transcript).read_text()
         assert "BLUE-42" not in transcript and "app.py" not in transcript
+        assert "sk-proj" not in transcript
         events = [e for e in read_transcript(Path(info.transcript)) if not isinstance(e, BadLine)]
         added = next(e for e in events if isinstance(e, MessageAdded))
         recorded = added.message["attachments"]
@@ -62,13 +65,16 @@ async def test_the_model_gets_the_files_and_the_transcript_only_their_hashes(
         assert recorded[0]["size"] == notes.stat().st_size
         assert recorded[0]["sha256"] == hashlib.sha256(notes.read_bytes()).hexdigest()
         meter = next(e for e in events if isinstance(e, ContextUpdated))
-        assert meter.chars["attachments"] > len("the launch code is BLUE-42\n")
+        assert meter.chars["attachments"] > notes.stat().st_size
 
         # The request view shows the text as sent (the file has not changed) ...
         sent = runs.request_of(info.id, 1)
         assert sent is not None
         shown = sent["messages"][0]["attachments"]
         assert "BLUE-42" in shown[0]["text"] and shown[1]["text"] is None
+        # Redacted like everything shown (the model itself got the file as it is).
+        assert "sk-proj-abcdefghij" not in shown[0]["text"] and "[redacted]" in shown[0]["text"]
+        assert b"sk-proj-abcdefghij" in first.attachments[0].data
         # ... and says so when the file no longer holds it.
         notes.write_text("something else\n")
         again = runs.request_of(info.id, 1)

@@ -35,7 +35,7 @@ def prepare_refs(
                 )
                 continue
             judged.append(prepare(str(path), settings, accepts_images=accepts_images,
-                                  own={}, model=model))
+                                  own={}, model=model, shown=f"{path.name} (uploaded)"))
         else:
             judged.append(prepare(ref, settings, accepts_images=accepts_images, own=own,
                                   model=model))

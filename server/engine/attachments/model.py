@@ -74,10 +74,13 @@ def prepare(
     accepts_images: bool | None,
     own: dict[Path, str],
     model: str = "",
+    shown: str = "",
 ) -> Prepared:
     """Judge one path. ``accepts_images`` None: the model is not chosen yet
     (an image is described as one; the run decides). ``own``: Sparrow's own
-    folders, refused (an upload's folder is not passed here)."""
+    folders, refused (an upload's folder is not passed here). ``shown``: what
+    the model is told the file is, when not its path (an upload: where
+    Sparrow's state folder keeps it is none of the model's business)."""
     given = Path(raw).expanduser()
     name = given.name or raw
     if not given.is_absolute():
@@ -95,7 +98,8 @@ def prepare(
     if not stat.S_ISREG(info.st_mode):
         return _refused(str(path), name, 0, "not a regular file or folder")
     try:
-        return _file(path, name, info.st_size, settings, accepts_images, model)
+        size = info.st_size
+        return _file(path, name, size, settings, accepts_images, model, shown or str(path))
     except OSError as exc:
         return _refused(str(path), name, info.st_size, f"cannot be read: {exc.strerror or exc}")
 
@@ -107,13 +111,14 @@ def _file(
     settings: AttachmentSettings,
     accepts_images: bool | None,
     model: str,
+    shown: str,
 ) -> Prepared:
     limit = settings.text_limit_chars
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
         media_type = image_type(head)
         if media_type is not None:
-            return _image(path, name, size, media_type, settings, accepts_images, model)
+            return _image(path, name, size, media_type, settings, accepts_images, model, shown)
         # A character takes at most 4 bytes: this is enough for the limit, and bounded.
         data = head + handle.read(max(0, limit * 4 + 4 - len(head)))
     complete = len(data) >= size
@@ -122,18 +127,18 @@ def _file(
     except NotText as exc:
         return _refused(str(path), name, size, str(exc))
     cut = not complete or len(text) > limit
-    header = f"[Attached file {path} ({size:,} bytes)]"
+    header = f"[Attached file {shown} ({size:,} bytes)]"
     body = text[:limit]
     notice = (
         f"\n[Cut: only the first {limit:,} characters of this {size:,}-byte file are attached]"
         if cut
         else ""
     )
-    sent = f"{header}\n{body}{notice}\n[End of {path}]\n"
+    sent = f"{header}\n{body}{notice}\n[End of {shown}]\n"
     # Of the bytes read: the whole file, unless it was cut (a huge file is never read whole).
     digest = hashlib.sha256(data).hexdigest()
     attachment = Attachment(
-        str(path), TEXT, sent.encode("utf-8"), path=str(path), size=size, sha256=digest
+        shown, TEXT, sent.encode("utf-8"), path=str(path), size=size, sha256=digest
     )
     label = f"inline, cut at {limit:,} characters" if cut else "inline"
     return Prepared(str(path), name, size, "inline", label, cut=cut, attachment=attachment)
@@ -147,6 +152,7 @@ def _image(
     settings: AttachmentSettings,
     accepts_images: bool | None,
     model: str,
+    shown: str,
 ) -> Prepared:
     if accepts_images is False:
         who = model or "this model"
@@ -162,7 +168,7 @@ def _image(
         )
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    attachment = Attachment(str(path), media_type, data, path=str(path), size=size, sha256=digest)
+    attachment = Attachment(shown, media_type, data, path=str(path), size=size, sha256=digest)
     return Prepared(str(path), name, size, "image", "image", attachment=attachment)
 
 
