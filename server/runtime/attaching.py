@@ -4,7 +4,6 @@ window's chips, ``sparrow run --attach`` and a run request."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,9 @@ from server.core.settings import Settings
 from server.engine.attachments import Prepared, prepare_refs
 from server.engine.attachments.model import prepare
 from server.engine.attachments.uploads import prune, save, uploads_dir
-from server.providers.base import Attachment, Provider
+from server.providers.base import Attachment, Message, Provider, UserMessage
 from server.providers.capabilities import accepts_images
+from server.providers.codec import message_from_dict
 from server.providers.scripted import script_accepts_images
 
 MAX_ATTACHMENTS = 50
@@ -69,24 +69,53 @@ def for_run(
     return tuple(p.attachment for p in judged if p.attachment is not None)
 
 
+def _again(attachment: Attachment, paths: Paths, settings: Settings) -> Attachment | None:
+    """What was sent, read again from the file; None when it no longer holds it."""
+    if not attachment.path or not attachment.sent_sha256:
+        return None
+    inside_uploads = Path(attachment.path).is_relative_to(uploads_dir(paths.state))
+    again = prepare(
+        attachment.path, settings.attachments, accepts_images=True,
+        own={} if inside_uploads else paths.own_folders(), shown=attachment.name,
+    ).attachment
+    if again is None or again.sent()[1] != attachment.sent_sha256:
+        return None
+    return again
+
+
+def restore(
+    messages: list[Message], paths: Paths, settings: Settings, provider: Provider
+) -> list[Message]:
+    """A conversation read back from its transcripts, with each attachment's
+    content again where its file still holds what was sent, so a follow-up
+    can still talk about it (the transcript itself keeps no content). An
+    image stays out for a model that takes none (a follow-up may change model)."""
+    images = bool(getattr(provider, "accepts_images", False))
+    restored: list[Message] = []
+    for message in messages:
+        if isinstance(message, UserMessage) and any(not a.data for a in message.attachments):
+            parts = tuple(
+                a if a.data or (a.is_image and not images) else (_again(a, paths, settings) or a)
+                for a in message.attachments
+            )
+            message = UserMessage(message.text, parts)
+        restored.append(message)
+    return restored
+
+
 def as_sent(entry: dict[str, Any], paths: Paths, settings: Settings) -> dict[str, Any]:
     """A recorded attachment of a request, with the text the model got (redacted,
-    as everything shown) while the file still holds what was sent: the
-    transcript keeps no content, so it is read again and checked by its hash."""
-    path, wanted = entry.get("path"), entry.get("sent_sha256")
-    if not isinstance(path, str) or not path or not isinstance(wanted, str) or not wanted:
+    as everything shown) while the file still holds what was sent."""
+    recorded = message_from_dict({"role": "user", "text": "", "attachments": [entry]})
+    assert isinstance(recorded, UserMessage) and len(recorded.attachments) == 1
+    attachment = recorded.attachments[0]
+    if not attachment.sent_sha256:
         return entry
-    if str(entry.get("media_type", "")).startswith("image/"):
+    if attachment.is_image:
         return entry | {"text": None, "note": "an image part"}
-    inside_uploads = Path(path).is_relative_to(uploads_dir(paths.state))
-    again = prepare(
-        path, settings.attachments, accepts_images=False,
-        own={} if inside_uploads else paths.own_folders(),
-        shown=str(entry.get("name", "")),
-    )
-    data = again.attachment.data if again.attachment is not None else b""
-    if data and hashlib.sha256(data).hexdigest() == wanted:
-        return entry | {"text": redact(data.decode("utf-8", "replace"))}
+    again = _again(attachment, paths, settings)
+    if again is not None:
+        return entry | {"text": redact(again.data.decode("utf-8", "replace"))}
     return entry | {
         "text": None,
         "note": "the file has changed or gone since it was sent (its content is not kept)",

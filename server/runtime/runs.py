@@ -46,7 +46,7 @@ from server.providers.base import Provider
 from server.providers.pricing import ModelFacts
 from server.providers.registry import UnknownModel, make_provider
 from server.runtime.approvals import ApprovalDesk
-from server.runtime.attaching import AttachmentError, as_sent, for_run
+from server.runtime.attaching import AttachmentError, as_sent, for_run, restore
 from server.runtime.keys import lookup_key
 from server.runtime.model_choice import ModelChoice, choose_model, default_model, routes
 
@@ -223,6 +223,8 @@ class RunManager:
         except HookConfigError as exc:
             raise RunRequestError(str(exc)) from exc
         history = load_history(Path(r.transcript) for r in follows) if follows else []
+        if history:
+            history = restore(history, self.paths, settings, provider)
 
         run_id = new_id("r")
         try:

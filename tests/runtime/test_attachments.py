@@ -101,3 +101,37 @@ async def test_a_run_with_a_refused_attachment_does_not_start(
             runs.start(RunRequest(str(workspace), "x", provider=ScriptedProvider([]),
                                   attachments=[str(paths.database)]))
         assert runs.recent() == []
+
+
+async def test_a_follow_up_still_has_what_was_attached_while_the_file_holds_it(
+    paths: Paths, workspace: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("line three says: ship it\n")
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(image_bytes())
+    async with manager(paths) as runs:
+        first = runs.start(RunRequest(
+            str(workspace), "read these", attachments=[str(notes), str(shot)],
+            provider=ScriptedProvider([ScriptedTurn(text="Read.")], accepts_images=True),
+        ))
+        await runs.wait(first.id)
+
+        seeing = ScriptedProvider([ScriptedTurn(text="It says ship it.")], accepts_images=True)
+        second = runs.start(RunRequest("", "what did line three say?",
+                                       continue_from=first.id, provider=seeing))
+        await runs.wait(second.id)
+        earlier = seeing.received[0][0]
+        assert isinstance(earlier, UserMessage)
+        assert b"ship it" in earlier.attachments[0].data
+        assert earlier.attachments[1].data == shot.read_bytes()
+
+        # A model without images gets the image as a mention only; a changed
+        # file is not sent again as if it were what was attached.
+        notes.write_text("rewritten since\n")
+        blind = ScriptedProvider([ScriptedTurn(text="?")])
+        third = runs.start(RunRequest("", "and now?", continue_from=second.id, provider=blind))
+        await runs.wait(third.id)
+        earlier = blind.received[0][0]
+        assert isinstance(earlier, UserMessage)
+        assert [a.data for a in earlier.attachments] == [b"", b""]
