@@ -94,6 +94,12 @@ def test_a_pasted_image_reaches_a_model_that_takes_images_as_an_image_part(
     page.get_by_test_id("composer-send").click()
     ends(page, 2)
     expect(chip).to_have_count(0)  # sent: the composer starts bare again
+    # The follow-up in the conversation shows what went with it.
+    sent = page.get_by_test_id("task-entry").last.get_by_test_id("task-attachments")
+    expect(sent).to_contain_text("image.png")
+    page.reload()
+    expect(page.get_by_test_id("task-attachments")).to_have_count(1)
+    page.screenshot(path=str(artifacts / "conversation-attachment.png"))
 
     body = vendor.last(CHAT).body
     last_user = [m for m in body["messages"] if m["role"] == "user"][-1]
