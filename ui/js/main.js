@@ -189,7 +189,18 @@ document.addEventListener("drop", (event) => {
   if (!carriesFiles(event)) return;
   event.preventDefault();
   if (inDesktop()) return; // the shell has the paths: they come through sparrowDropped
-  dropTarget().addFiles([...event.dataTransfer.files]);
+  // A browser gives a folder's name but neither its path nor its files.
+  const items = [...(event.dataTransfer.items || [])];
+  const folders = items.map((item) => item.webkitGetAsEntry?.()).filter((entry) => entry?.isDirectory);
+  const target = dropTarget();
+  if (folders.length) {
+    target.onError(
+      `${folders.map((f) => f.name).join(", ")}: a browser cannot hand over a folder; ` +
+        "drop it on the Sparrow window, or give its path (sparrow run --attach)",
+    );
+  }
+  const skip = new Set(folders.map((f) => f.name));
+  target.addFiles([...event.dataTransfer.files].filter((file) => !skip.has(file.name)));
 });
 
 const everything = new LiveSocket({
