@@ -106,6 +106,7 @@ class DesktopWindow:
         self._window = window
         window.events.before_show += self._on_before_show
         window.events.shown += self._on_shown
+        window.events.loaded += self._on_loaded
         previous = signal.signal(signal.SIGTERM, self._on_sigterm)
         icon = icon_path()
         try:
@@ -208,6 +209,15 @@ class DesktopWindow:
             closing = self._close_requested
         if closing:
             self._destroy()
+
+    def _on_loaded(self) -> None:
+        # Each full page load needs the drop handler again (desktop/drops.py).
+        from desktop.drops import bind_drops
+
+        try:
+            bind_drops(self._window)
+        except Exception as exc:  # drops are a convenience: the window works without
+            log.warning("dropped files will not attach: %s", exc)
 
     def _destroy(self) -> None:
         threading.Thread(target=self._window.destroy, name="close-window", daemon=True).start()

@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="start a new conversation from a handoff doc (sparrow compact writes them)",
     )
+    run.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="send a file or folder with the task (repeatable): text inlined, an image as "
+        "an image, a folder as a listing",
+    )
     model = run.add_mutually_exclusive_group()
     model.add_argument(
         "--model",

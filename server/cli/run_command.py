@@ -16,7 +16,13 @@ from server.cli.tty_approver import NotInteractive, TtyApprover, choose_approver
 from server.core.events import RunFinished
 from server.engine.bus import EventBus, Subscription
 from server.engine.store import RunInfo
-from server.providers.scripted import ScriptedProvider, ScriptError, load_script
+from server.providers.scripted import (
+    ScriptedProvider,
+    ScriptError,
+    parse_script,
+    read_script,
+    script_accepts_images,
+)
 from server.runtime.follower import CANCEL_REASON
 from server.runtime.runs import RunManager, RunRequest, RunRequestError
 
@@ -42,13 +48,18 @@ def handle(args: argparse.Namespace) -> int:
         model="demo" if args.demo else args.model,
         continue_from=args.continue_from,
         handoff=args.handoff,
+        # Relative to where the command runs, as a shell user means them.
+        attachments=[str(Path(p).expanduser().absolute()) for p in args.attach],
     )
     if args.script:
         try:
-            turns = load_script(Path(args.script))
+            raw = read_script(Path(args.script))
+            turns = parse_script(raw, args.script)
         except ScriptError as exc:
             return fail(str(exc), 2)
-        request.provider = ScriptedProvider(turns, name="script")
+        request.provider = ScriptedProvider(
+            turns, name="script", accepts_images=script_accepts_images(raw)
+        )
     # The run's own mode / level when given (else it follows the shared dial, live).
     request.mode = args.mode
     request.autonomy = args.autonomy

@@ -169,6 +169,9 @@ class ModelSettings:
     request_timeout_seconds: float = 600.0
     # Context windows by model-id prefix, where the price data is silent or wrong.
     windows: dict[str, int] = field(default_factory=dict)
+    # Which models take images, by model-id prefix ("ollama:llava" = true), where
+    # Sparrow does not know (capabilities.py) or knows wrong.
+    images: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,22 @@ class ContextSettings:
 
 
 @dataclass(frozen=True)
+class AttachmentSettings:
+    """``[attachments]``: files and folders given with a message."""
+
+    # A text file is inlined up to this many characters, then cut with a notice.
+    text_limit_chars: int = 50_000
+    # An image larger than this is refused (the vendors take about 5 MB).
+    image_limit_bytes: int = 5 * 1024 * 1024
+    # A folder attaches as a listing of at most this many entries.
+    listing_limit_entries: int = 300
+    # What one upload (a browser's drop, a pasted image) may weigh.
+    upload_limit_bytes: int = 20 * 1024 * 1024
+    # Uploads older than this are deleted (at the next upload).
+    upload_keep_hours: float = 24.0
+
+
+@dataclass(frozen=True)
 class Settings:
     shell: ShellSettings = field(default_factory=ShellSettings)
     files: FileSettings = field(default_factory=FileSettings)
@@ -209,6 +228,7 @@ class Settings:
     routing: RoutingSettings = field(default_factory=RoutingSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
+    attachments: AttachmentSettings = field(default_factory=AttachmentSettings)
     providers: dict[str, ProviderSettings] = field(
         default_factory=dict, metadata={"table_of": ProviderSettings}
     )
@@ -303,6 +323,11 @@ def _check(settings: Settings, file: str) -> Settings:
         raise SettingsError(
             f"{config_key(file, ('models',), 'thinking')}: must be one of off, low, medium, "
             f"high, not {settings.models.thinking!r}"
+        )
+    if not all(isinstance(v, bool) for v in settings.models.images.values()):
+        raise SettingsError(
+            f"{config_key(file, ('models',), 'images')}: must map model-id prefixes to "
+            'true or false ("ollama:llava" = true)'
         )
     for name, provider in settings.providers.items():
         if not all(isinstance(m, str) for m in provider.models):

@@ -91,5 +91,14 @@ class ContextTracker:
         )
 
 
+# An image costs the model about 1,600 tokens whatever its bytes (the vendors
+# scale large ones down): counted as the characters that many tokens make.
+IMAGE_CHARS = 6_400
+
+
 def _attachment_bytes(message: Message) -> int:
-    return sum(len(a.data) for a in message.attachments) if isinstance(message, UserMessage) else 0
+    if not isinstance(message, UserMessage):
+        return 0
+    return sum(
+        IMAGE_CHARS if a.is_image and a.data else len(a.data) for a in message.attachments
+    )

@@ -44,6 +44,7 @@ from server.engine.tools.shell import RunShell
 from server.engine.workspace import Workspace
 from server.providers.base import (
     AssistantMessage,
+    Attachment,
     ContextTooLong,
     Message,
     Provider,
@@ -100,6 +101,8 @@ class AgentRun:
     compact_only: bool = False
     # Given to the model with the task (a handoff doc the conversation starts from).
     preamble: str = ""
+    # Files and folders given with the task, as the model gets them (attachments/).
+    attachments: tuple[Attachment, ...] = ()
     model_reason: str = ""  # why this model (shown in the run header)
     # The model's context window and prices; None: nothing is known of either.
     model_facts: ModelFacts | None = None
@@ -265,7 +268,8 @@ async def _loop(
     conversation = Conversation(channel, run.history, on_add=tracker.added)
     if run.compact_only:
         return await _compact_only(run, channel, conversation, tracker, hooks)
-    conversation.add(UserMessage(f"{run.task}\n\n{run.preamble}" if run.preamble else run.task))
+    task = f"{run.task}\n\n{run.preamble}" if run.preamble else run.task
+    conversation.add(UserMessage(task, run.attachments))
     tracker.emit(0)
     ctx = ToolContext(
         workspace=run.workspace, settings=run.settings, sandbox=run.sandbox, memory=run.memory

@@ -47,6 +47,8 @@ def _call_ids(messages: Sequence[Message]) -> set[str]:
 class ModelAdapter:
     # A real model can write the summary of a compaction (a scripted one cannot).
     can_summarise = True
+    # Whether image parts go to it (capabilities.py; make_provider sets it).
+    accepts_images = False
 
     def __init__(self, endpoint: Endpoint, model: str, settings: ModelSettings) -> None:
         self.endpoint = endpoint

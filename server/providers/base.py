@@ -11,6 +11,7 @@ for the whole run, not once per turn.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -55,11 +56,32 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class Attachment:
-    """A file given with a user message (an image a model can look at)."""
+    """A file or folder given with a user message, as the model gets it: an
+    image's bytes (``image/*``), or text (``text/plain``: a file inlined, a
+    folder's listing, with the header and notices the model reads).
+
+    ``data`` is empty when the attachment was read back from a transcript,
+    which records only ``path``, ``size`` and ``sha256`` (never the content)."""
 
     name: str
     media_type: str
     data: bytes
+    path: str = ""  # the real path it was read from
+    size: int = 0  # of the file on disk (a folder: 0)
+    sha256: str = ""  # of the file's bytes as read (a folder: of its listing)
+    # What was sent, as a transcript recorded it (``data`` is then empty).
+    sent_bytes: int = 0
+    sent_sha256: str = ""
+
+    def sent(self) -> tuple[int, str]:
+        """The size and hash of what the model got."""
+        if self.data:
+            return len(self.data), hashlib.sha256(self.data).hexdigest()
+        return self.sent_bytes, self.sent_sha256
+
+    @property
+    def is_image(self) -> bool:
+        return self.media_type.startswith("image/")
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,18 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     if isinstance(message, UserMessage):
         data: dict[str, Any] = {"role": "user", "text": message.text}
         if message.attachments:
+            # By path, size and hash: the content stays where it was.
             data["attachments"] = [
-                {"name": a.name, "media_type": a.media_type, "size": len(a.data)}
+                {
+                    "name": a.name,
+                    "media_type": a.media_type,
+                    "path": a.path,
+                    "size": a.size,
+                    "sha256": a.sha256,
+                    # Lets the request view show the content again while the file holds it.
+                    "sent_bytes": a.sent()[0],
+                    "sent_sha256": a.sent()[1],
+                }
                 for a in message.attachments
             ]
         return data
@@ -65,7 +75,16 @@ def message_from_dict(data: object) -> Message:
     if role == "user":
         attachments = tuple(
             # The bytes are not recorded: the model is told a file was here.
-            Attachment(_str(a, "name"), _str(a, "media_type"), b"")
+            Attachment(
+                _str(a, "name"),
+                _str(a, "media_type"),
+                b"",
+                path=_str(a, "path", ""),
+                size=a["size"] if isinstance(a.get("size"), int) else 0,
+                sha256=_str(a, "sha256", ""),
+                sent_bytes=a["sent_bytes"] if isinstance(a.get("sent_bytes"), int) else 0,
+                sent_sha256=_str(a, "sent_sha256", ""),
+            )
             for a in data.get("attachments", [])
             if isinstance(a, dict)
         )

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from server.core.settings import Settings
 from server.providers.base import Provider
+from server.providers.capabilities import accepts_images
 from server.providers.catalog import BUILTIN
 from server.providers.demo import demo_provider
 from server.providers.endpoints import KeyLookup, MissingKey, ModelIdError, resolve
 from server.providers.pricing import ModelFacts, model_facts
-from server.providers.scripted import ScriptedProvider, ScriptError, parse_script
+from server.providers.scripted import (
+    ScriptedProvider,
+    ScriptError,
+    parse_script,
+    script_accepts_images,
+)
 
 SCRIPTED_MODELS: dict[str, str] = {
     "demo": "Demo (scripted model)",
@@ -37,7 +43,9 @@ def make_provider(
         if script is None:
             raise UnknownModel('model "script" needs a script: {"turns": [...]}')
         try:
-            return ScriptedProvider(parse_script(script), name="script"), None
+            turns = parse_script(script)
+            images = script_accepts_images(script)
+            return ScriptedProvider(turns, name="script", accepts_images=images), None
         except ScriptError as exc:
             raise UnknownModel(str(exc)) from exc
     try:
@@ -54,4 +62,6 @@ def make_provider(
         configured_window=endpoint.context_window,
         known_price_id=builtin.price_id if builtin else None,
     )
-    return ModelAdapter(endpoint, name, settings.models), facts
+    adapter = ModelAdapter(endpoint, name, settings.models)
+    adapter.accepts_images = accepts_images(model, settings.models)
+    return adapter, facts

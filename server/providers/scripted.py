@@ -71,6 +71,7 @@ class ScriptedProvider:
         *,
         name: str = "scripted",
         chunk_delay: float = 0.0,
+        accepts_images: bool = False,
     ) -> None:
         self._turns = list(turns) if not callable(turns) else None
         self._function = turns if callable(turns) else None
@@ -78,6 +79,10 @@ class ScriptedProvider:
         self._name = name
         self._chunk_delay = chunk_delay
         self.reported_window: int | None = None
+        # A script says whether its model takes images, so both answers can be tested.
+        self.accepts_images = accepts_images
+        # The messages of every request, as received: what a test asserts on.
+        self.received: list[tuple[Message, ...]] = []
 
     @property
     def name(self) -> str:
@@ -118,6 +123,7 @@ class ScriptedProvider:
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
     ) -> AsyncGenerator[StreamPart, None]:
+        self.received.append(tuple(messages))
         turn = self._next_turn(messages)
         self._played += 1
         # Unique across the runs of a conversation, as a real model's ids are.
@@ -139,12 +145,15 @@ class ScriptedProvider:
 
 
 def parse_script(data: object, where: str = "script") -> list[ScriptedTurn]:
-    """Turns from the documented JSON shape: ``{"turns": [{"text", "tool_calls", "usage"}]}``."""
+    """Turns from the documented JSON shape: ``{"turns": [{"text", "tool_calls",
+    "usage"}], "images": false}``."""
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise ScriptError(f'{where}: expected an object with a "turns" list')
-    unknown = set(data) - {"turns"}
+    unknown = set(data) - {"turns", "images"}
     if unknown:
         raise ScriptError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if not isinstance(data.get("images", False), bool):
+        raise ScriptError(f'{where}: "images" must be true or false')
     return [_parse_turn(raw, f"{where}: turns[{i}]") for i, raw in enumerate(data["turns"])]
 
 
@@ -184,13 +193,22 @@ def _parse_turn(raw: object, where: str) -> ScriptedTurn:
     return ScriptedTurn(text=text, tool_calls=tuple(calls), usage=usage, thinking=thinking)
 
 
-def load_script(path: Path) -> list[ScriptedTurn]:
+def script_accepts_images(data: object) -> bool:
+    """Whether a script's model takes images (``"images": true``); it does not by default."""
+    return isinstance(data, dict) and data.get("images") is True
+
+
+def read_script(path: Path) -> object:
+    """A script file's JSON, unchecked (``parse_script`` checks it)."""
     try:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScriptError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        data = json.loads(raw)
+        return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ScriptError(f"{path}: not valid JSON: {exc}") from exc
-    return parse_script(data, str(path))
+
+
+def load_script(path: Path) -> list[ScriptedTurn]:
+    return parse_script(read_script(path), str(path))

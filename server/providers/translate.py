@@ -69,10 +69,13 @@ def _user_content(message: UserMessage) -> str | list[UserContent]:
         return message.text
     content: list[UserContent] = [message.text]
     for attachment in message.attachments:
-        if attachment.data:
-            content.append(BinaryContent(attachment.data, media_type=attachment.media_type))
-        else:  # recorded without its bytes (an earlier run): say it was there
+        if not attachment.data:  # read back from a transcript, which keeps no content
             content.append(f"[{attachment.name} ({attachment.media_type}) was attached here]")
+        elif attachment.is_image:
+            content.append(f"[Attached image {attachment.name}]")
+            content.append(BinaryContent(attachment.data, media_type=attachment.media_type))
+        else:  # inlined text or a folder's listing, header and notices included
+            content.append(attachment.data.decode("utf-8", "replace"))
     return content
 
 

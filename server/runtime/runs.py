@@ -48,6 +48,7 @@ from server.providers.base import Provider
 from server.providers.pricing import ModelFacts
 from server.providers.registry import UnknownModel, make_provider
 from server.runtime.approvals import ApprovalDesk
+from server.runtime.attaching import AttachmentError, as_sent, for_run, restore
 from server.runtime.keys import lookup_key
 from server.runtime.model_choice import ModelChoice, choose_model, default_model, routes
 
@@ -125,6 +126,8 @@ class RunRequest:
     budget: dict[str, float] | None = None
     # The session a new conversation resumes (from its handoff doc): its parent.
     parent: str | None = None
+    # Files and folders to send with the task: absolute paths or "upload:ID".
+    attachments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -232,10 +235,16 @@ class RunManager:
         )
         provider, facts = self._provider_for(request, choice, settings)
         try:
+            attachments = for_run(request.attachments, self.paths, settings, provider)
+        except AttachmentError as exc:
+            raise RunRequestError(str(exc)) from exc
+        try:
             hooks = load_hooks(settings.hooks, workspace.root)
         except HookConfigError as exc:
             raise RunRequestError(str(exc)) from exc
         history = load_history(Path(r.transcript) for r in follows) if follows else []
+        if history:
+            history = restore(history, self.paths, settings, provider)
 
         run_id = new_id("r")
         try:
@@ -291,6 +300,7 @@ class RunManager:
             model_facts=facts,
             compact_only=bool(follows) and task == COMPACT_COMMAND,
             preamble=preamble,
+            attachments=attachments,
             memory=self.memory.at(workspace.root),
         )
         self._live[run_id] = live
@@ -451,7 +461,19 @@ class RunManager:
             return None
         runs = self.store.session_runs(info.session_id)
         earlier = [Path(r.transcript) for r in runs[: [r.id for r in runs].index(run_id)]]
-        return request_of(earlier, Path(info.transcript), turn)
+        sent = request_of(earlier, Path(info.transcript), turn)
+        if sent is None:
+            return None
+        try:
+            settings = self._settings(Path(info.workspace))
+        except RunRequestError:
+            settings = Settings()  # a broken settings file: the view still shows the rest
+        for message in sent["messages"]:
+            if message.get("attachments"):
+                message["attachments"] = [
+                    as_sent(entry, self.paths, settings) for entry in message["attachments"]
+                ]
+        return sent
 
     def follow(self, run_id: str) -> tuple[list[Event], Subscription]:
         """The run's events so far and a subscription to the ones to come, taken

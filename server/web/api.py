@@ -59,6 +59,13 @@ def _string(data: dict[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
+def refs_of(data: dict[str, Any]) -> list[str]:
+    refs = data.get("attachments", [])
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise RunRequestError("'attachments' must be a list of paths or upload ids")
+    return refs
+
+
 async def health(request: Request) -> JSONResponse:
     return JSONResponse({"ok": True, "version": VERSION})
 
@@ -83,6 +90,7 @@ async def create_run(request: Request) -> JSONResponse:
             sandbox=_string(data, "sandbox") if "sandbox" in data else None,
             surface=_string(data, "surface", "web"),
             handoff=_string(data, "handoff") if data.get("handoff") else None,
+            attachments=refs_of(data),
         )
         info = runs_of(request).start(run_request)
     except RunRequestError as exc:

@@ -27,6 +27,7 @@ from server.runtime.scheduler import Scheduler
 from server.runtime.sessions import apply_retention
 from server.web.agent_routes import agent_routes
 from server.web.api import api_routes
+from server.web.attachment_routes import attachment_routes
 from server.web.checkpoint_routes import checkpoint_routes
 from server.web.conversation_routes import conversation_routes
 from server.web.memory_routes import memory_routes
@@ -96,6 +97,7 @@ def create_app(
     routes: list[BaseRoute] = [
         *api_routes(),
         *agent_routes(),
+        *attachment_routes(),
         *checkpoint_routes(),
         *sessions_routes(),
         *retention_routes(),

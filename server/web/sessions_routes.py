@@ -14,7 +14,7 @@ from server.engine.store.session_queries import BadCursor
 from server.runtime.runs import RunManager, RunRequestError
 from server.runtime.session_export import FORMATS, export
 from server.runtime.sessions import NoSuchSession, SessionRunning, delete_session, resume_request
-from server.web.api import _json_object, _string, error, run_dict, runs_of
+from server.web.api import _json_object, _string, error, refs_of, run_dict, runs_of
 
 PAGE = 50
 MAX_PAGE = 200
@@ -118,6 +118,7 @@ async def resume_session(request: Request) -> JSONResponse:
         if data.get("model") is not None:
             run_request.model = _string(data, "model")
         run_request.script = data.get("script")
+        run_request.attachments = refs_of(data)
         info = runs.start(run_request)
     except NoSuchSession as exc:
         return error(404, str(exc))

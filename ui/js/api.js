@@ -43,17 +43,45 @@ async function request(method, path, body) {
 
 const enc = encodeURIComponent;
 
+/** POST a file's bytes to /api/uploads; its {id, ref, name, size}. */
+async function upload(file) {
+  let response;
+  try {
+    response = await fetch("/api/uploads", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-Sparrow-Filename": enc(file.name || "pasted"), Accept: "application/json" },
+      body: file,
+    });
+  } catch {
+    throw new ApiError("Cannot reach the Sparrow server. Is it still running?", 0);
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ApiError(data?.error || `The server answered ${response.status}`, response.status);
+  }
+  return data.upload;
+}
+
 export const api = {
+  upload,
   listRuns: async () => (await request("GET", "/api/runs")).runs ?? [],
   getRun: async (id) => (await request("GET", `/api/runs/${enc(id)}`)).run,
   // The surface lets rules be limited to the window or to a browser.
   // `continueFrom`: a run of the conversation to continue (then no workspace).
-  createRun: async ({ workspace, task, model, continueFrom }) => {
+  createRun: async ({ workspace, task, model, continueFrom, attachments }) => {
     const body = { task, surface: inDesktop() ? "desktop" : "web" };
     if (model) body.model = model;
+    if (attachments && attachments.length) body.attachments = attachments;
     if (continueFrom) body.continue = continueFrom;
     else body.workspace = workspace;
     return (await request("POST", "/api/runs", body)).run;
+  },
+  // How each path or upload ref would be sent to `model` (or to the model of `continueFrom`).
+  describeAttachments: async (refs, { model, continueFrom } = {}) => {
+    const body = { attachments: refs, model: model || null };
+    if (continueFrom) body.continue = continueFrom;
+    return (await request("POST", "/api/attachments/describe", body)).attachments ?? [];
   },
   sessions: async () => (await request("GET", "/api/sessions")).sessions ?? [],
   sessionRuns: async (id) => (await request("GET", `/api/sessions/${enc(id)}/runs`)).runs ?? [],
@@ -141,9 +169,10 @@ export const sessionsApi = {
   // The age limit: `[sessions] keep_days` in config.toml, and that file.
   retention: () => request("GET", "/api/settings/sessions"),
   exportUrl: (id, format) => `/api/sessions/${enc(id)}/export?format=${enc(format)}`,
-  resume: async (id, task, model) => {
+  resume: async (id, task, model, attachments) => {
     const body = { task, surface: inDesktop() ? "desktop" : "web" };
     if (model) body.model = model;
+    if (attachments && attachments.length) body.attachments = attachments;
     const answer = await request("POST", `/api/sessions/${enc(id)}/resume`, body);
     return answer.run ?? answer;
   },

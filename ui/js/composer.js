@@ -2,15 +2,17 @@
 // (Enter sends, Shift+Enter is a new line; it grows with its text), the
 // model for it (the conversation's own by default), and Send. While the
 // conversation's last run is going, sending waits; the typed text is never
-// lost, on an error neither.
+// lost, on an error neither. Files dropped on the window or an image pasted
+// here attach to the follow-up as chips (attachments.js).
 
+import { AttachmentTray, pastedFiles } from "./attachments.js";
 import { byId, showText } from "./dom.js";
 import { fillModelSelect, loadModels } from "./models.js";
 
 const MAX_ROWS = 10;
 
 export class Composer {
-  constructor({ onSend }) {
+  constructor({ onSend, lastRunId }) {
     this.onSend = onSend;
     this.form = byId("composer");
     this.input = byId("composer-input");
@@ -30,6 +32,22 @@ export class Composer {
       this.send();
     });
     this.input.addEventListener("input", () => this.fit());
+    this.attachments = new AttachmentTray({
+      list: byId("composer-attachments"),
+      context: () => ({ model: this.model.value || null, continueFrom: lastRunId() }),
+      onError: (message) => showText(this.error, message),
+    });
+    this.input.addEventListener("paste", (event) => {
+      const files = pastedFiles(event);
+      if (!files.length) return; // text pastes as text
+      event.preventDefault();
+      this.attachments.addFiles(files);
+    });
+    this.model.addEventListener("change", () => this.attachments.describe());
+  }
+
+  get visible() {
+    return !this.form.hidden;
   }
 
   /** Shown for a conversation whose last run uses `model`. */
@@ -41,6 +59,7 @@ export class Composer {
 
   hide() {
     this.form.hidden = true;
+    this.attachments.clear(); // another conversation's follow-up starts bare
   }
 
   async fillModels() {
@@ -85,12 +104,19 @@ export class Composer {
       showText(this.error, "Write a follow-up first.");
       return;
     }
+    const refused = this.attachments.refused();
+    if (refused.length) {
+      showText(this.error, `Remove what cannot be sent first (×): ${refused.map((i) => i.chip.name).join(", ")}`);
+      return;
+    }
+    const attachments = this.attachments.refs();
     this.sending = true;
     this.update();
     try {
-      await this.onSend({ task, model: this.model.value || null });
+      await this.onSend({ task, model: this.model.value || null, attachments });
       showText(this.error, "");
       if (this.input.value === task) this.input.value = "";
+      this.attachments.clear();
       this.fit();
     } catch (error) {
       showText(this.error, error.message);

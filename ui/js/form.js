@@ -4,6 +4,7 @@
 // is shown inline and the typed task is never lost.
 
 import { api } from "./api.js";
+import { AttachmentTray, pastedFiles } from "./attachments.js";
 import { byId, h, showText } from "./dom.js";
 import { chooseFolder, onDesktop } from "./bridge.js";
 import { fillModelSelect, hasRealModels, loadModels } from "./models.js";
@@ -43,7 +44,19 @@ export class RunForm {
       this.browse.hidden = false;
     });
     this.browse.addEventListener("click", () => this.pickFolder());
+    this.attachments = new AttachmentTray({
+      list: byId("run-attachments"),
+      context: () => ({ model: this.model.value || null }),
+      onError: (message) => this.showError(message),
+    });
+    this.prompt.addEventListener("paste", (event) => {
+      const files = pastedFiles(event);
+      if (!files.length) return;
+      event.preventDefault();
+      this.attachments.addFiles(files);
+    });
     this.model.addEventListener("change", () => {
+      this.attachments.describe();
       try {
         localStorage.setItem(LAST_MODEL, this.model.value);
       } catch {
@@ -127,10 +140,16 @@ export class RunForm {
 
   async submit() {
     if (this.busy) return;
+    const refused = this.attachments.refused();
+    if (refused.length) {
+      this.showError(`Remove what cannot be sent first (×): ${refused.map((i) => i.chip.name).join(", ")}`);
+      return;
+    }
     const request = {
       workspace: this.workspace.value.trim(),
       task: this.prompt.value,
       model: this.model.value,
+      attachments: this.attachments.refs(),
     };
     this.busy = true;
     this.button.disabled = true;
@@ -142,6 +161,7 @@ export class RunForm {
       this.workspace.removeAttribute("aria-invalid");
       // Cleared only once the server has the task; on any error it stays.
       if (this.prompt.value === request.task) this.prompt.value = "";
+      this.attachments.clear();
       this.rememberWorkspace(request.workspace);
       this.onCreated(run);
     } catch (error) {

@@ -4,7 +4,7 @@
 // (#run=ID, #monitor, #rules, #memory, #agents or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
-import { pageReady } from "./bridge.js";
+import { inDesktop, pageReady } from "./bridge.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
 import { AgentsView } from "./agents.js";
@@ -199,6 +199,48 @@ byId("runs-tab").addEventListener("click", (event) => {
 byId("new-run").addEventListener("click", () => {
   navigate(null);
   byId("prompt").focus();
+});
+
+// Files dropped anywhere on the window attach to the next message: the open
+// conversation's follow-up, else the new task. In the desktop window the
+// shell hands over their real paths (desktop/drops.py calls sparrowDropped);
+// a browser has only the bytes, which are uploaded.
+function dropTarget() {
+  return view.composer.visible ? view.composer.attachments : form.attachments;
+}
+
+window.sparrowDropped = (paths) => dropTarget().addRefs(paths);
+
+function carriesFiles(event) {
+  return [...(event.dataTransfer?.types || [])].includes("Files");
+}
+
+document.addEventListener("dragover", (event) => {
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  document.body.classList.add("dropping");
+  document.body.classList.toggle("no-composer", !view.composer.visible);
+});
+document.addEventListener("dragleave", (event) => {
+  if (event.relatedTarget === null) document.body.classList.remove("dropping");
+});
+document.addEventListener("drop", (event) => {
+  document.body.classList.remove("dropping");
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  if (inDesktop()) return; // the shell has the paths: they come through sparrowDropped
+  // A browser gives a folder's name but neither its path nor its files.
+  const items = [...(event.dataTransfer.items || [])];
+  const folders = items.map((item) => item.webkitGetAsEntry?.()).filter((entry) => entry?.isDirectory);
+  const target = dropTarget();
+  if (folders.length) {
+    target.onError(
+      `${folders.map((f) => f.name).join(", ")}: a browser cannot hand over a folder; ` +
+        "drop it on the Sparrow window, or give its path (sparrow run --attach)",
+    );
+  }
+  const skip = new Set(folders.map((f) => f.name));
+  target.addFiles([...event.dataTransfer.files].filter((file) => !skip.has(file.name)));
 });
 
 const everything = new LiveSocket({

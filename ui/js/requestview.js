@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { byId, h } from "./dom.js";
-import { describeSize } from "./format.js";
+import { describeSize, formatBytes } from "./format.js";
 import { argsList, foldable } from "./toolcard.js";
 
 const ROLES = { user: "User", assistant: "Assistant", tool: "Tool result" };
@@ -20,6 +20,7 @@ function messageView(message, index) {
       parts.push(foldable(String(block.text || ""), { label: "Thinking", testid: "request-thinking", forceFold: true }));
     }
     if (message.text) parts.push(foldable(String(message.text), { label: "Show text", testid: "request-text" }));
+    for (const attached of message.attachments || []) parts.push(...attachmentView(attached));
     for (const call of message.tool_calls || []) {
       parts.push(h("p", { class: "request-meta" }, `calls ${call.name} · ${call.id}`), argsList(call.args));
     }
@@ -30,6 +31,18 @@ function messageView(message, index) {
     h("span", { class: "request-role" }, `${index + 1}. ${role}`),
     ...parts,
   );
+}
+
+// An attachment as sent: the transcript keeps its path, size and hash; the
+// server reads the file again and gives the text while it still matches.
+function attachmentView(attached) {
+  const meta = h("p", { class: "request-meta", "data-testid": "request-attachment" },
+    `attached ${attached.path || attached.name} · ${attached.media_type} · ${formatBytes(attached.size || 0)}`,
+    attached.sha256 ? ` · sha256 ${attached.sha256.slice(0, 12)}…` : "");
+  if (typeof attached.text === "string") {
+    return [meta, foldable(attached.text, { label: "Show the attachment as sent", testid: "request-attachment-text", forceFold: true })];
+  }
+  return [meta, attached.note ? h("p", { class: "request-meta" }, attached.note) : null];
 }
 
 export class RequestDialog {

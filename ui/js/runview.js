@@ -55,7 +55,10 @@ export class RunView {
       onRequest: (runId, turn) => this.requests.show(runId, turn),
     });
     this.timeline = new CheckpointTimeline();
-    this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
+    this.composer = new Composer({
+      onSend: (followUp) => this.sendFollowUp(followUp),
+      lastRunId: () => this.lastRunId,
+    });
     this.replay = new SessionReplay(this);
     byId("transcript").parentElement.before(this.replay.bar.el);
     this.actions = new SessionActions({
@@ -352,10 +355,10 @@ export class RunView {
   }
 
   /** The composer sent a follow-up: a new run of this conversation, followed live. */
-  async sendFollowUp({ task, model }) {
+  async sendFollowUp({ task, model, attachments }) {
     const run = isFinal(this.status) && this.sessionId
-      ? await this.resumeSession(task, model)
-      : await api.createRun({ task, model, continueFrom: this.lastRunId });
+      ? await sessionsApi.resume(this.sessionId, task, model, attachments)
+      : await api.createRun({ task, model, attachments, continueFrom: this.lastRunId });
     this.replay.leave();
     if (run.session_id && this.sessionId && run.session_id !== this.sessionId) {
       // Resumed from its handoff doc: a new session, opened as such.
@@ -373,15 +376,6 @@ export class RunView {
   }
 
   /** A follow-up of a finished session resumes it (the server picks its context or its handoff doc). */
-  async resumeSession(task, model) {
-    try {
-      return await sessionsApi.resume(this.sessionId, task, model);
-    } catch (error) {
-      // A server without the resume route: the follow-up continues the last run instead.
-      if (error.status !== 404 && error.status !== 405) throw error;
-      return api.createRun({ task, model, continueFrom: this.lastRunId });
-    }
-  }
 
   /** Compact the conversation: the live run before its next request, else a follow-up run that does it. */
   async compact() {

@@ -15,7 +15,7 @@ import { EventMarks } from "./marks.js";
 import { h, logo } from "./dom.js";
 import { renderRichText } from "./richtext.js";
 import { foldable, hookLine, ToolCard } from "./toolcard.js";
-import { absoluteTime, formatDuration } from "./format.js";
+import { absoluteTime, baseName, formatBytes, formatDuration } from "./format.js";
 
 const STICKY_PX = 48;
 
@@ -150,6 +150,9 @@ export class Transcript {
       case "run_finished":
         this.addEnd(event);
         break;
+      case "message_added":
+        if (!this.addAttached(event)) return true;
+        break;
       default:
         return true; // usage_reported, message_added and future types: not drawn here
     }
@@ -209,6 +212,23 @@ export class Transcript {
         ),
       ),
     );
+  }
+
+  /** What went with a task: its attachments, under the task (by path and size; the transcript keeps no content). */
+  addAttached(event) {
+    const attached = event.message?.role === "user" ? event.message.attachments || [] : [];
+    const task = [...this.el.querySelectorAll("[data-testid=task-entry]")].find(
+      (entry) => entry.dataset.runId === event.run_id,
+    );
+    if (!attached.length || !task || task.querySelector(".task-attachments")) return false;
+    task.lastElementChild.append(
+      h("ul", { class: "attach-chips task-attachments", "data-testid": "task-attachments" },
+        attached.map((a) =>
+          h("li", { class: "attach-chip", "data-how": a.media_type?.startsWith("image/") ? "image" : "inline", title: a.path || a.name },
+            h("span", { class: "attach-name" }, baseName(a.path || a.name)),
+            a.size ? h("span", { class: "attach-size" }, formatBytes(a.size)) : null))),
+    );
+    return true;
   }
 
   /** The assistant message of this event's run and turn, made when it is the first word of it. */

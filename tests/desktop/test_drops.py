@@ -1,0 +1,39 @@
+"""The drop handler's side that needs no window: the paths pywebview fills in,
+and the script that hands them to the page (the real window is driven in
+tests/e2e/test_window_drop.py)."""
+
+from __future__ import annotations
+
+import json
+
+from desktop.drops import DropHandler, dropped_paths, page_call
+
+
+def test_the_real_paths_of_a_drop_in_order_without_repeats_or_unknowns() -> None:
+    event = {"type": "drop", "dataTransfer": {"files": [
+        {"name": "a.txt", "pywebviewFullPath": "/home/me/a.txt"},
+        {"name": "from-a-web-page.png"},  # no path: not a file of this machine
+        {"name": "b.txt", "pywebviewFullPath": "/home/me/b.txt"},
+        {"name": "a.txt", "pywebviewFullPath": "/home/me/a.txt"},
+    ]}}
+    assert dropped_paths(event) == ["/home/me/a.txt", "/home/me/b.txt"]
+    assert dropped_paths({"type": "drop"}) == []
+    assert dropped_paths({"dataTransfer": None}) == []
+
+
+def test_paths_reach_the_page_as_json_whatever_they_hold() -> None:
+    odd = ["/tmp/it's \"quoted\"\n</script>.txt"]
+    script = page_call(odd)
+    assert script.startswith("window.sparrowDropped && window.sparrowDropped(")
+    assert json.loads(script[script.index("(") + 1 : -1]) == odd
+
+
+def test_a_drop_without_paths_calls_nothing_and_a_closing_window_loses_only_the_drop() -> None:
+    calls: list[str] = []
+    DropHandler(calls.append)({"dataTransfer": {"files": [{"name": "x"}]}})
+    assert calls == []
+
+    def closed(script: str) -> None:
+        raise RuntimeError("the window is gone")
+
+    DropHandler(closed)({"dataTransfer": {"files": [{"pywebviewFullPath": "/a"}]}})
