@@ -25,8 +25,12 @@ def runs_of(request: Request) -> RunManager:
 
 
 def run_dict(runs: RunManager, info: RunInfo) -> dict[str, Any]:
-    """A RunInfo, with how many of its calls wait for an answer now."""
-    return info.to_dict() | {"waiting": runs.approvals.waiting(info.id)}
+    """A RunInfo, with how many of its calls wait for an answer now, and whether
+    this process drives it (a "running" run of another process is not ``live``)."""
+    return info.to_dict() | {
+        "waiting": runs.approvals.waiting(info.id),
+        "live": runs.is_live(info.id),
+    }
 
 
 def error(status: int, message: str) -> JSONResponse:
