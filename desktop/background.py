@@ -157,6 +157,7 @@ class Background:
                     service.app,
                     say=service.set_quitting,
                     post=service.post,
+                    withdraw=service.desk.withdraw,
                     bound=self.settings.quit_wait_seconds,
                 ).run()
                 if result.cut:

@@ -7,8 +7,8 @@ struck from it once the daemon has taken it, so one that could not be shown
 next chance: a daemon taking the name (``NameOwnerChanged``), the next notice,
 a slow timer, or the next start of the app. A notice whose subject is over (an
 approval answered in the window, a run that ended) is struck and, when on
-screen, closed. Approval notices kept from an earlier process are over: that
-process's runs ended with it.
+screen, closed. Approval notices and Quit's wait kept from an earlier process
+are over: that process's runs ended with it.
 
 The same file keeps the one-time things said once (``said``), such as the
 first close-to-tray.
@@ -32,7 +32,13 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "desktop-notices.json"
 RETRY_SECONDS = 60.0
-APPROVAL_PREFIX = "approval:"
+# Notices whose subject ends with the process that raised them: an approval
+# (its run ended with the app), Quit's wait. Never shown at a later start.
+OVER_AT_EXIT = ("approval:", "quit")
+
+
+def over_at_exit(key: str) -> bool:
+    return key.startswith(OVER_AT_EXIT[0]) or key == OVER_AT_EXIT[1]
 
 
 class Sender(Protocol):
@@ -94,7 +100,7 @@ class NoticeDesk:
             return
         for item in data.get("pending", []):
             notice = _notice(item) if isinstance(item, dict) else None
-            if notice is not None and not notice.key.startswith(APPROVAL_PREFIX):
+            if notice is not None and not over_at_exit(notice.key):
                 self._pending[notice.key] = notice
         self._said = {s for s in data.get("said", []) if isinstance(s, str)}
         self._save()

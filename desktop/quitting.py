@@ -23,7 +23,8 @@ from desktop.app_client import AppClient, AppError
 log = logging.getLogger(__name__)
 
 DEFAULT_BOUND = 30.0  # seconds
-QUIT_KEY = "quit"
+QUIT_KEY = "quit"  # the wait: withdrawn once over, never shown at a later start
+CUT_KEY = "quit-cut"  # the runs cut: kept until seen
 POLL_SECONDS = 0.1
 
 
@@ -49,12 +50,14 @@ class SafeQuit:
         *,
         say: Callable[[str], None],
         post: Callable[[Notice], object],
+        withdraw: Callable[[str], object] = lambda key: None,
         bound: float = DEFAULT_BOUND,
     ) -> None:
         self._app = app
         self._sleep = time.sleep
         self._say = say  # the tray's tooltip
         self._post = post
+        self._withdraw = withdraw
         self._bound = bound
 
     def run(self) -> QuitResult:
@@ -84,12 +87,13 @@ class SafeQuit:
                 log.warning("quit: %s", exc)
         cut = self._wait(live)
         stopped = tuple(run_id for run_id, _ in live if run_id not in {c for c, _ in cut})
+        self._withdraw(QUIT_KEY)
         if cut:
             message = f"quit after {self._bound:g} s: cut {_names(cut)} before a safe point"
             self._say(message)
             self._post(
                 Notice(
-                    key=QUIT_KEY,
+                    key=CUT_KEY,
                     level="QUIT",
                     title="Sparrow quit before a safe point",
                     body=message[0].upper() + message[1:] + ".",

@@ -232,3 +232,29 @@ def test_the_window_notifies_when_a_session_crosses_warning(
             if process.poll() is None:
                 process.kill()
             process.wait(10)
+
+
+def test_the_daemon_takes_an_approval_with_allow_and_deny_and_its_withdrawal(
+    daemon: str,
+) -> None:
+    from desktop.activity import approval_notice
+
+    notifier = Notifier(bus=daemon)
+    try:
+        assert "actions" in notifier.capabilities()  # so Allow and Deny are offered
+        event = {
+            "type": "approval_requested",
+            "run_id": "r-1",
+            "call_id": "c-1",
+            "tool": "write_file",
+            "reason": "Supervised · Mutating: Ask",
+        }
+        ident = notifier.send(approval_notice(event, "tidy the notes"))
+        assert isinstance(ident, int) and ident > 0
+        assert notifier.shown("approval:r-1:c-1") == ident
+        assert notifier.close("approval:r-1:c-1") is True  # answered in the window
+        assert notifier.shown("approval:r-1:c-1") is None
+        with pytest.raises(RuntimeError):  # the daemon no longer has it
+            _call("CloseNotification", "u", (ident,), daemon)
+    finally:
+        notifier.stop()

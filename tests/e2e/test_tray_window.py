@@ -222,3 +222,29 @@ def test_closing_the_window_keeps_the_run_going_in_the_tray(
     tray_menu(xvfb, "Up")  # the last item: Quit
     assert desktop.wait_exit() == 0, desktop.stderr.read_text()[-4000:]
     assert "no tray icon" not in desktop.stderr.read_text()
+
+
+def test_with_close_to_tray_off_closing_stops_the_runs_and_quits(
+    launch_desktop: Callable[..., Desktop], xvfb: str, tmp_path: Path, workspace: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(CONFIG + "[tray]\nclose_to_tray = false\n")
+    devtools = free_port()
+    desktop = launch_desktop(
+        SPARROW_HOME=str(home), QTWEBENGINE_REMOTE_DEBUGGING=f"127.0.0.1:{devtools}"
+    )
+    desktop.wait_for_line(READY, READY_TIMEOUT)
+    page = Page(devtools)
+    body = json.dumps({"workspace": str(workspace), "task": "show the demo", "model": "demo"})
+    run_id = page.eval(
+        f"fetch('/api/runs', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},"
+        f" body: {json.dumps(body)}}}).then(r => r.json()).then(d => d.run.id)"
+    )
+    assert page.run(run_id)["status"] == "running"
+
+    assert close_windows_titled(xvfb, "Sparrow") >= 1
+    assert desktop.wait_exit() == 0, desktop.stderr.read_text()[-4000:]
+    transcript = home / "state" / "transcripts" / f"{run_id}.jsonl"
+    last = json.loads(transcript.read_text().splitlines()[-1])
+    assert (last["type"], last["status"]) == ("run_finished", "cancelled")
