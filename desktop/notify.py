@@ -275,10 +275,10 @@ class Notifier:
         if member == "NameOwnerChanged":
             _name, _old, new = message.body
             with self._lock:
-                self._capabilities = None  # another daemon may offer other things
-                if not new:
-                    self._shown.clear()  # its notices went with it
-                    self._keys.clear()
+                # Another daemon (or none): its notices, ids and offers went with it.
+                self._capabilities = None
+                self._shown.clear()
+                self._keys.clear()
             if self._on_daemon is not None:
                 self._on_daemon(bool(new))
         elif member == "ActionInvoked":

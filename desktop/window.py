@@ -119,6 +119,11 @@ class DesktopWindow:
             self.background.stop()
         return 1 if self._server_failed else 0
 
+    def quit(self) -> None:
+        """Quit at a safe point (the tray's Quit; an app menu's too): the runs stop
+        and end, checkpointed and flushed, then the window closes."""
+        self.background.quit()
+
     def close(self) -> None:
         """Close the window as the user would; safe from any thread, even before it shows."""
         self.background.let_close()

@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 
 from desktop.activity_service import ActivityService
-from desktop.notices import FILE_NAME
+from desktop.alerts import Notice
+from desktop.notices import FILE_NAME, NoticeDesk
+from desktop.notify import Notifier
 from server.core.paths import resolve_paths
 from server.web.serve import EmbeddedServer
 from tests.conftest import require
@@ -226,3 +228,31 @@ def test_a_kept_notice_survives_a_restart_of_the_app(
         assert "write a.txt" in shown.title
     finally:
         daemon.stop()
+
+
+def test_at_start_approvals_of_an_earlier_process_are_over_the_rest_is_kept(
+    bus: str, tmp_path: Path
+) -> None:
+    notifier = Notifier(bus=bus)  # a bus with no daemon: nothing can be shown
+    try:
+        first = NoticeDesk(tmp_path, notifier)
+        for key in ("approval:r-1:c-1", "quit", "run:r-2", "quit-cut"):
+            assert first.post(Notice(key, "X", f"title {key}", "body", urgent=False)) is False
+        assert first.say_once("close-to-tray", Notice("said", "INFO", "t", "b", urgent=False))
+        again = NoticeDesk(tmp_path, notifier)  # the app started again
+        assert again.pending() == ["run:r-2", "quit-cut", "said"]
+        assert not again.say_once("close-to-tray", Notice("said", "INFO", "t", "b", urgent=False))
+    finally:
+        notifier.stop()
+
+
+def test_an_unreadable_notices_file_is_set_aside_not_lost(bus: str, tmp_path: Path) -> None:
+
+    (tmp_path / FILE_NAME).write_text("{not json")
+    notifier = Notifier(bus=bus)
+    try:
+        desk = NoticeDesk(tmp_path, notifier)
+        assert desk.pending() == []
+        assert (tmp_path / "desktop-notices.unreadable").read_text() == "{not json"
+    finally:
+        notifier.stop()
