@@ -219,14 +219,17 @@ class Notifier:
         hints: dict[str, tuple[str, Any]] = {"urgency": ("y", urgency)}
         try:
             actions: list[str] = []
+            text = notice.body
             if "actions" in self.capabilities():
                 if notice.run_id:
                     actions += [DEFAULT_ACTION, "Open"]
                 for key, label in notice.actions:
                     actions += [key, label]
+            elif notice.actions:
+                text += " Answer in the Sparrow window."  # no buttons on this desktop
             if notice.actions:
                 hints["resident"] = ("b", True)  # an answer button stays until answered
-            body = (APP_NAME, replaces, self._icon, notice.title, notice.body, actions, hints, -1)
+            body = (APP_NAME, replaces, self._icon, notice.title, text, actions, hints, -1)
             (ident,) = self._method("Notify", "susssasa{sv}i", body)
         except Exception as exc:
             log.warning("no desktop notification (%s: %s)", type(exc).__name__, exc)

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from desktop.activity import approval_notice
 from desktop.activity_service import ActivityService
 from desktop.alerts import Notice
 from desktop.notices import FILE_NAME, NoticeDesk
@@ -256,3 +257,23 @@ def test_an_unreadable_notices_file_is_set_aside_not_lost(bus: str, tmp_path: Pa
         assert (tmp_path / "desktop-notices.unreadable").read_text() == "{not json"
     finally:
         notifier.stop()
+
+
+def test_with_no_buttons_on_the_desktop_the_approval_says_where_to_answer(bus: str) -> None:
+    daemon = NotificationDaemon(bus, capabilities=("body",)).start()
+    notifier = Notifier(bus=bus)
+    try:
+        event = {
+            "type": "approval_requested",
+            "run_id": "r-1",
+            "call_id": "c-1",
+            "tool": "run_shell",
+            "reason": "Supervised · Exec: Ask",
+        }
+        assert notifier.send(approval_notice(event, "build it")) is not None
+        shown = wait_for(lambda: daemon.find("allow run_shell"), "the notice")
+        assert shown.actions == {}
+        assert shown.body.endswith("Answer in the Sparrow window.")
+    finally:
+        notifier.stop()
+        daemon.stop()
