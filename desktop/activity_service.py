@@ -68,7 +68,7 @@ class ActivityService:
     def start(self) -> None:
         if self.notifier.available():
             try:
-                self.notifier._connected()  # hear the daemon come, even before a notice
+                self.notifier.connect()  # hear the daemon come, even before a notice
             except Exception as exc:
                 log.info("notifications: no session bus yet (%s)", exc)
         self.desk.retry()  # what an earlier run of the app could not show

@@ -158,6 +158,10 @@ class Notifier:
                 self._listener.start()
             return router
 
+    def connect(self) -> None:
+        """Open the connection now, so a daemon's coming is heard before any notice."""
+        self._connected()
+
     def _method(self, method: str, signature: str | None, body: tuple[Any, ...]) -> Any:
         from jeepney import DBusAddress, new_method_call
 

@@ -73,10 +73,25 @@ def xvfb() -> Iterator[str]:
         )
         try:
             wait_for(lambda: xdotool(name, "search", "--class", "trayer"), "the tray host")
+            wait_for(lambda: qt_sees_a_tray(name), "Qt to see the system tray", timeout=60)
             yield name
         finally:
             host.terminate()
             host.wait(10)
+
+
+def qt_sees_a_tray(display: str) -> bool:
+    """QSystemTrayIcon.isSystemTrayAvailable() on ``display``, as the window asks it."""
+    code = (
+        "from PySide6.QtWidgets import QApplication, QSystemTrayIcon\n"
+        "app = QApplication([])\n"
+        "print(QSystemTrayIcon.isSystemTrayAvailable())\n"
+    )
+    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout.strip() == "True"
 
 
 def xdotool(display: str, *args: str) -> str:
