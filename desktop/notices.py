@@ -7,8 +7,8 @@ struck from it once the daemon has taken it, so one that could not be shown
 next chance: a daemon taking the name (``NameOwnerChanged``), the next notice,
 a slow timer, or the next start of the app. A notice whose subject is over (an
 approval answered in the window, a run that ended) is struck and, when on
-screen, closed. Approval notices and Quit's wait kept from an earlier process
-are over: that process's runs ended with it.
+screen, closed. Notices of something live (an approval, Quit's wait, a context
+warning) kept from an earlier process are over: it ended with that process.
 
 The same file keeps the one-time things said once (``said``), such as the
 first close-to-tray.
@@ -32,13 +32,15 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "desktop-notices.json"
 RETRY_SECONDS = 60.0
-# Notices whose subject ends with the process that raised them: an approval
-# (its run ended with the app), Quit's wait. Never shown at a later start.
-OVER_AT_EXIT = ("approval:", "quit")
+# Notices of what happened (a run ended, runs cut by Quit, a thing said once)
+# stay until seen; the others are of something live (an approval, Quit's wait,
+# a context warning, a monitored session), over when the process that raised
+# them ended: never shown at a later start.
+KEPT_ACROSS_STARTS = ("run:", "quit-cut", "said:")
 
 
 def over_at_exit(key: str) -> bool:
-    return key.startswith(OVER_AT_EXIT[0]) or key == OVER_AT_EXIT[1]
+    return not key.startswith(KEPT_ACROSS_STARTS)
 
 
 class Sender(Protocol):

@@ -237,12 +237,20 @@ def test_at_start_approvals_of_an_earlier_process_are_over_the_rest_is_kept(
     notifier = Notifier(bus=bus)  # a bus with no daemon: nothing can be shown
     try:
         first = NoticeDesk(tmp_path, notifier)
-        for key in ("approval:r-1:c-1", "quit", "run:r-2", "quit-cut"):
+        keys = (
+            "approval:r-1:c-1",
+            "quit",
+            "context:r-2",
+            "/a/session.jsonl",
+            "run:r-2",
+            "quit-cut",
+        )
+        for key in keys:
             assert first.post(Notice(key, "X", f"title {key}", "body", urgent=False)) is False
-        assert first.say_once("close-to-tray", Notice("said", "INFO", "t", "b", urgent=False))
+        assert first.say_once("close-to-tray", Notice("said:x", "INFO", "t", "b", urgent=False))
         again = NoticeDesk(tmp_path, notifier)  # the app started again
-        assert again.pending() == ["run:r-2", "quit-cut", "said"]
-        assert not again.say_once("close-to-tray", Notice("said", "INFO", "t", "b", urgent=False))
+        assert again.pending() == ["run:r-2", "quit-cut", "said:x"]
+        assert not again.say_once("close-to-tray", Notice("said:x", "INFO", "t", "b", urgent=False))
     finally:
         notifier.stop()
 
