@@ -176,7 +176,9 @@ class ActivityModel:
 
     def _finish(self, run_id: str, event: Mapping[str, Any], changes: Changes) -> None:
         task = self._tasks.pop(run_id, "")
-        self._warned.discard(run_id)
+        if run_id in self._warned:  # its warning is over: the run-finished notice follows
+            self._warned.discard(run_id)
+            changes.withdrawn.append(f"context:{run_id}")
         answer = self._answers.pop(run_id, "")
         for key in [key for key in self._waiting if key[0] == run_id]:
             del self._waiting[key]

@@ -97,6 +97,8 @@ def test_the_context_warning_is_said_once_per_run() -> None:
     assert "81% of its context window (81,000 of 100,000 tokens)" in first.notices[0].body
     again = model.handle({"type": "context_updated", "run_id": "r-1", "ratio": 0.9})
     assert again.notices == []
+    end = {"type": "run_finished", "run_id": "r-1", "status": "completed", "reason": "done"}
+    assert model.handle(end).withdrawn == ["context:r-1"]
 
 
 def test_finished_failed_and_hard_stop_are_notified_a_cancel_is_not() -> None:
