@@ -9,7 +9,9 @@ until the app serves.
 
 ``webview.start()`` runs the GUI loop on the main thread and returns when the
 window is closed (or on SIGINT/SIGTERM, which close it); the caller then stops
-the server, whose lifespan stops the runs.
+the server, whose lifespan stops the runs. Closing the window while runs go on
+hides it instead, where there is a tray (:mod:`desktop.background`); the tray's
+Quit stops the runs at a safe point before the window closes.
 """
 
 from __future__ import annotations
