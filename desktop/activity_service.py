@@ -48,7 +48,6 @@ class ActivityService:
         self._open_run = open_run
         self._show: ShowActivity | None = None
         self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
         self.notifier = Notifier(
             bus=bus, icon=icon, on_action=self._on_action, on_daemon=self._on_daemon
         )
@@ -92,11 +91,6 @@ class ActivityService:
         with self._lock:
             return self.model.activity
 
-    def wait_until(self, condition: Callable[[Activity], bool], timeout: float) -> bool:
-        """Block until ``condition(activity)`` holds (True) or ``timeout`` passes (False)."""
-        with self._changed:
-            return self._changed.wait_for(lambda: condition(self.model.activity), timeout)
-
     def set_quitting(self, text: str) -> None:
         self._update(lambda: self.model.set_quitting(text))
 
@@ -121,10 +115,9 @@ class ActivityService:
         return self.desk.post(notice)
 
     def _update(self, change: Callable[[], T]) -> T:
-        with self._changed:
+        with self._lock:
             result = change()
             activity, show = self.model.activity, self._show
-            self._changed.notify_all()
         if show is not None:
             show(activity)
         return result
