@@ -18,6 +18,7 @@ BENCHES = [
     "bench_agents",
     "bench_sessions",
     "bench_follower",
+    "bench_tray",
 ]
 
 

@@ -53,6 +53,9 @@ class Notice:
     title: str
     body: str
     urgent: bool  # critical: the notification asks for attention
+    run_id: str = ""  # the run it is about: clicking it opens the window on that run
+    # (key, label) buttons, shown where the daemon advertises "actions".
+    actions: tuple[tuple[str, str], ...] = ()
 
 
 def project_name(project: object) -> str:

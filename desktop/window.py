@@ -9,24 +9,25 @@ until the app serves.
 
 ``webview.start()`` runs the GUI loop on the main thread and returns when the
 window is closed (or on SIGINT/SIGTERM, which close it); the caller then stops
-the server, whose lifespan stops the runs.
+the server, whose lifespan stops the runs. Closing the window while runs go on
+hides it instead, where there is a tray (:mod:`desktop.background`); the tray's
+Quit stops the runs at a safe point before the window closes.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from desktop.alert_service import AlertService
-from desktop.approval_alerts import ApprovalAlerts
+from desktop.background import Background, WindowHooks
 from desktop.bridge import Bridge
 from desktop.output import complain, say
 from desktop.qt_env import uses_qt
@@ -71,10 +72,16 @@ class DesktopWindow:
         self._shown = False
         self._close_requested = False
         self._server_failed = False
-        self._alerts: AlertService | None = None  # context warnings: notices and tray
-        self._approvals: ApprovalAlerts | None = None  # runs waiting for an answer
-        self._ended = False  # webview.start() returned: start no more alerts
-        self._tray: Any = None  # desktop.tray.Tray, when the desktop has a tray
+        # The tray, the notices, close-to-tray and Quit at a safe point.
+        self.background = Background(
+            WindowHooks(
+                show=self._show_window,
+                hide=self._hide_window,
+                navigate=self._navigate,
+                close=self._destroy_now,
+            ),
+            icon=icon_path(),
+        )
         self.bridge = Bridge(
             on_ready=self._on_ready, pick_folder=self._pick_folder, save_as=self._save_as
         )
@@ -107,23 +114,24 @@ class DesktopWindow:
         window.events.before_show += self._on_before_show
         window.events.shown += self._on_shown
         window.events.loaded += self._on_loaded
+        window.events.closing += self.background.on_closing
         previous = signal.signal(signal.SIGTERM, self._on_sigterm)
         icon = icon_path()
         try:
             webview.start(private_mode=True, icon=str(icon) if icon else None)
         finally:
             signal.signal(signal.SIGTERM, previous)
-            with self._lock:
-                self._ended = True
-                alerts, approvals = self._alerts, self._approvals
-            if alerts is not None:
-                alerts.stop()
-            if approvals is not None:
-                approvals.stop()
+            self.background.stop()
         return 1 if self._server_failed else 0
+
+    def quit(self) -> None:
+        """Quit at a safe point (the tray's Quit; an app menu's too): the runs stop
+        and end, checkpointed and flushed, then the window closes."""
+        self.background.quit()
 
     def close(self) -> None:
         """Close the window as the user would; safe from any thread, even before it shows."""
+        self.background.let_close()
         with self._lock:
             self._close_requested = True
             shown = self._shown
@@ -145,22 +153,7 @@ class DesktopWindow:
         self._start_alerts()
 
     def _start_alerts(self) -> None:
-        # Context warnings from the app's own /ws/monitor: notifications, and the tray.
-        from desktop.notify import Notifier
-
-        icon = icon_path()
-        notifier = Notifier(icon=str(icon) if icon else "")
-        alerts = AlertService(self._server.port, self._server.token, send=notifier.send)
-        tray = self._tray
-        if tray is not None:
-            alerts.set_show_state(tray.show_state)
-        approvals = ApprovalAlerts(self._server.port, self._server.token, send=notifier.send)
-        with self._lock:
-            if self._ended:  # the window closed before the server served
-                return
-            self._alerts, self._approvals = alerts, approvals
-            alerts.start()
-            approvals.start()
+        self.background.start(self._server.port, self._server.token)
 
     def _on_before_show(self) -> None:
         # Synchronous, on the GUI thread, once Qt has built the window.
@@ -168,40 +161,21 @@ class DesktopWindow:
             from desktop.qt_gui import GuiThread
 
             self._gui = GuiThread()  # lives on the GUI thread: it runs calls there
-            self._make_tray()
+            self.background.make_tray()
             self._start_server()
-
-    def _make_tray(self) -> None:
-        # On the GUI thread, before the server (and so the alerts) start.
-        try:
-            from desktop.tray import Tray, tray_available
-
-            if not tray_available():
-                return
-            self._tray = Tray(
-                icon=icon_path(),
-                on_show=lambda: self._in_thread(self._show_window),
-                on_monitor=lambda: self._in_thread(self._show_monitor),
-                on_quit=self.close,
-            )
-            self._tray.show()
-        except Exception as exc:  # a tray is a convenience: never stop the window for it
-            log.warning("no tray icon: %s", exc)
-            self._tray = None
-
-    def _in_thread(self, job: Callable[[], None]) -> None:
-        # pywebview's window calls wait on the GUI thread: never make them on it.
-        threading.Thread(target=job, name="tray-action", daemon=True).start()
 
     def _show_window(self) -> None:
         if self._window is not None:
             self._window.show()
             self._window.restore()
 
-    def _show_monitor(self) -> None:
-        self._show_window()
+    def _hide_window(self) -> None:
         if self._window is not None:
-            self._window.evaluate_js("window.location.hash = '#monitor'")
+            self._window.hide()
+
+    def _navigate(self, hash_: str) -> None:
+        if self._window is not None:
+            self._window.evaluate_js(f"window.location.hash = {json.dumps(hash_)}")
 
     def _on_shown(self) -> None:
         with self._lock:
@@ -220,7 +194,11 @@ class DesktopWindow:
             log.warning("dropped files will not attach: %s", exc)
 
     def _destroy(self) -> None:
-        threading.Thread(target=self._window.destroy, name="close-window", daemon=True).start()
+        threading.Thread(target=self._destroy_now, name="close-window", daemon=True).start()
+
+    def _destroy_now(self) -> None:
+        if self._window is not None:
+            self._window.destroy()
 
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         self.close()

@@ -62,6 +62,16 @@ class DemoSettings:
 
 
 @dataclass(frozen=True)
+class TraySettings:
+    # Closing the window while runs go on keeps them running in the tray.
+    close_to_tray: bool = True
+    # Quit waits this long for the runs to stop at a safe point, then quits anyway.
+    quit_wait_seconds: float = 30.0
+    # A run's context past this share of its window is notified (once per run).
+    context_warning: float = 0.8
+
+
+@dataclass(frozen=True)
 class ContextThresholds:
     """A tool's levels: above 1 a count of tokens, 1 or less a fraction of the window."""
 
@@ -217,6 +227,7 @@ class Settings:
     files: FileSettings = field(default_factory=FileSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     demo: DemoSettings = field(default_factory=DemoSettings)
+    tray: TraySettings = field(default_factory=TraySettings)
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     monitor: MonitorSettings = field(default_factory=MonitorSettings)
     autonomy: AutonomySettings = field(default_factory=AutonomySettings)
@@ -308,6 +319,11 @@ def _check(settings: Settings, file: str) -> Settings:
         raise SettingsError(
             f"{config_key(file, ('sessions',), 'keep_days')}: must be 0 (keep every session) "
             f"or a number of days, not {settings.sessions.keep_days}"
+        )
+    if settings.tray.quit_wait_seconds < 0 or not 0 < settings.tray.context_warning <= 1:
+        raise SettingsError(
+            f"{config_key(file, ('tray',), 'quit_wait_seconds')} must be 0 or more and "
+            f"{config_key(file, ('tray',), 'context_warning')} from 0 (excluded) to 1"
         )
     if settings.autonomy.mode not in PERMISSION_MODES:
         raise SettingsError(

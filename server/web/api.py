@@ -25,10 +25,13 @@ def runs_of(request: Request) -> RunManager:
 
 
 def run_dict(runs: RunManager, info: RunInfo) -> dict[str, Any]:
-    """A RunInfo, with how many of its calls wait for an answer now."""
+    """A RunInfo, with how many of its calls wait for an answer now, whether this
+    process drives it (a "running" run of another process is not ``live``), and
+    where it runs when elsewhere."""
     where = runs.elsewhere(info)
     return info.to_dict() | {
         "waiting": runs.approvals.waiting(info.id),
+        "live": runs.is_live(info.id),
         "elsewhere": where.to_dict() if where is not None else None,
     }
 

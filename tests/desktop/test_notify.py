@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -80,8 +81,8 @@ def display() -> Iterator[str]:
         yield name
 
 
-@pytest.fixture
-def daemon(bus: str, display: str) -> Iterator[str]:
+@contextmanager
+def notification_daemon(bus: str, display: str) -> Iterator[str]:
     """notification-daemon serving on the private bus; the bus's address."""
     require("notification-daemon (Debian package)", DAEMON.is_file())
     env = {
@@ -107,6 +108,12 @@ def daemon(bus: str, display: str) -> Iterator[str]:
         yield bus
     finally:
         stop(process)
+
+
+@pytest.fixture
+def daemon(bus: str, display: str) -> Iterator[str]:
+    with notification_daemon(bus, display) as address:
+        yield address
 
 
 def test_the_daemon_receives_and_holds_the_notice(daemon: str) -> None:
@@ -232,3 +239,53 @@ def test_the_window_notifies_when_a_session_crosses_warning(
             if process.poll() is None:
                 process.kill()
             process.wait(10)
+
+
+def test_the_daemon_takes_an_approval_with_allow_and_deny_and_its_withdrawal(
+    daemon: str,
+) -> None:
+    from desktop.activity import approval_notice
+
+    notifier = Notifier(bus=daemon)
+    try:
+        assert "actions" in notifier.capabilities()  # so Allow and Deny are offered
+        event = {
+            "type": "approval_requested",
+            "run_id": "r-1",
+            "call_id": "c-1",
+            "tool": "write_file",
+            "reason": "Supervised · Mutating: Ask",
+        }
+        ident = notifier.send(approval_notice(event, "tidy the notes"))
+        assert isinstance(ident, int) and ident > 0
+        assert notifier.shown("approval:r-1:c-1") == ident
+        assert notifier.close("approval:r-1:c-1") is True  # answered in the window
+        assert notifier.shown("approval:r-1:c-1") is None
+        with pytest.raises(RuntimeError):  # the daemon no longer has it
+            _call("CloseNotification", "u", (ident,), daemon)
+    finally:
+        notifier.stop()
+
+
+def test_a_kept_notice_reaches_notification_daemon_once_it_starts(
+    bus: str, display: str, tmp_path: Path
+) -> None:
+    from desktop.notices import NoticeDesk
+
+    def came(present: bool) -> None:  # as ActivityService does
+        if present:
+            desk.retry()
+
+    notifier = Notifier(bus=bus, on_daemon=came)
+    desk = NoticeDesk(tmp_path, notifier)
+    try:
+        notifier.connect()  # as the app does at start: it hears the daemon come
+        assert desk.post(notice()) is False  # no daemon yet: kept
+        assert desk.pending() == [KEY]
+        with notification_daemon(bus, display):
+            wait_for(lambda: desk.pending() == [], "the kept notice to be shown", timeout=30)
+            ident = notifier.shown(KEY)
+            assert ident is not None
+            _call("CloseNotification", "u", (ident,), bus)  # the real daemon holds it
+    finally:
+        notifier.stop()
