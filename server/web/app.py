@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
+from server.engine.path_index import PathIndexes
 from server.engine.store import Store
 from server.runtime.runs import RunManager
 from server.web.api import api_routes
@@ -32,6 +33,7 @@ from server.web.safety_routes import safety_routes
 from server.web.security import LoopbackGuard
 from server.web.socket import events_socket
 from server.web.static import ui_dir
+from server.web.workspace_routes import workspace_routes
 
 
 class _UIFiles(StaticFiles):
@@ -57,6 +59,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         paths.ensure()
         store = Store(paths.database)
+        path_indexes = PathIndexes(paths.cache, paths.own_folders())
         try:
             feed = MonitorFeed(*make_monitor(paths.config_file, paths.state))
             async with anyio.create_task_group() as tg:
@@ -69,10 +72,11 @@ def create_app(
                         # What start-up made lives as long as the server: out of the
                         # collector's way, so that its passes during a fast stream stay cheap.
                         gc.freeze()
-                        yield {"runs": runs, "monitor": feed}
+                        yield {"runs": runs, "monitor": feed, "path_indexes": path_indexes}
                 finally:
                     tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:
+            path_indexes.close()
             store.close()
 
     routes: list[BaseRoute] = [
@@ -83,6 +87,7 @@ def create_app(
         *model_routes(),
         *monitor_routes(),
         *safety_routes(),
+        *workspace_routes(),
         WebSocketRoute("/ws", events_socket),
         Mount("/", _UIFiles(directory=ui_dir(), html=True)),
     ]
