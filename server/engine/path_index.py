@@ -53,6 +53,7 @@ class PathIndex:
         self._entries: dict[str, bool] = {}  # path -> is a folder
         self._snapshot: PathSnapshot | None = None
         self._dirty = False  # entries changed since the snapshot
+        self._snapping = False  # a new snapshot is being sorted
         self._built = threading.Event()
         self._building = False
         self._rebuild = False  # asked again while a build ran
@@ -82,12 +83,7 @@ class PathIndex:
         self.refresh()
         with self._lock:
             snapshot = self._snapshot
-            if snapshot is None:
-                return []
-            if self._dirty:
-                snapshot = self._snapshot = PathSnapshot(self._entries.items())
-                self._dirty = False
-        return snapshot.search(query, limit)
+        return [] if snapshot is None else snapshot.search(query, limit)
 
     def paths(self) -> dict[str, bool]:
         """Every indexed path (a copy), for tests and tools."""
@@ -117,6 +113,33 @@ class PathIndex:
             return
         for path in sorted(changed):
             self._update(path)
+        self._resnap()
+
+    def _resnap(self) -> None:
+        """Sort the changed paths into a new snapshot, in the background: a query
+        meanwhile answers from the one before (a fraction of a second old)."""
+        with self._lock:
+            if not self._dirty or self._snapping:
+                return
+            self._snapping = True
+        threading.Thread(target=self._snap_loop, name="path-index-snapshot", daemon=True).start()
+
+    def _snap_loop(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    if not self._dirty:
+                        return
+                    self._dirty = False
+                    entries = list(self._entries.items())
+                    builds = self.builds
+                snapshot = PathSnapshot(entries)
+                with self._lock:
+                    if builds == self.builds:  # else a rebuild's snapshot is newer
+                        self._snapshot = snapshot
+        finally:
+            with self._lock:
+                self._snapping = False
 
     def close(self) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 
 MAX_LIMIT = 200
 
@@ -35,9 +36,11 @@ class PathSnapshot:
     """The paths of a workspace at one moment, ready to be searched."""
 
     def __init__(self, entries: Iterable[tuple[str, bool]]) -> None:
-        ordered = sorted(entries, key=lambda item: (len(item[0]), item[0]))
-        self.paths = [path for path, _ in ordered]
-        self.dirs = [is_dir for _, is_dir in ordered]
+        kinds = dict(entries)
+        # Two sorts in C (by name, then stably by length) beat one by a Python key.
+        self.paths = sorted(kinds)
+        self.paths.sort(key=len)
+        self.dirs = [kinds[path] for path in self.paths]
         lowered = [path.lower() for path in self.paths]
         names = [path.rsplit("/", 1)[-1] for path in lowered]
         # A leading newline: every line, the first too, starts right after one.
@@ -61,7 +64,11 @@ class PathSnapshot:
             tiers.append(self._find(self._names, self._name_starts, "\n" + needle))
             tiers.append(self._find(self._names, self._name_starts, needle))
         tiers.append(self._find(self._full, self._full_starts, needle))
-        tiers.append(self._subsequence(needle))
+        if "/" in needle:
+            tiers.append(self._subsequence(self._full, self._full_starts, needle))
+        else:
+            # In names only: a third of the text to read, and "mnpy" means main.py.
+            tiers.append(self._subsequence(self._names, self._name_starts, needle))
         for tier in tiers:
             for index in tier:
                 if len(taken) >= limit:
@@ -93,22 +100,19 @@ class PathSnapshot:
                 return
             position = text.find(needle, end if needle[0] == "\n" else end + 1)
 
-    def _subsequence(self, needle: str) -> Iterator[int]:
-        # Each gap runs to the first next letter and never backtracks (possessive),
-        # nor crosses a line: linear in a line's length whatever the query.
-        pattern = re.escape(needle[0]) + "".join(
-            f"[^\n{re.escape(char)}]*+{re.escape(char)}" for char in needle[1:]
-        )
-        for match in re.finditer(pattern, self._full):
-            yield bisect_right(self._full_starts, match.start()) - 1
+    @staticmethod
+    def _subsequence(text: str, starts: list[int], needle: str) -> Iterator[int]:
+        # One attempt per line (anchored on its newline); each gap runs to the first
+        # next letter and never backtracks (possessive) nor crosses a line: linear
+        # in the text whatever the query.
+        pattern = "\n" + "".join(f"[^\n{re.escape(char)}]*+{re.escape(char)}" for char in needle)
+        for match in re.finditer(pattern, text):
+            yield bisect_right(starts, match.start()) - 1
 
 
 def _line_starts(lines: list[str]) -> list[int]:
     """Offsets (in the newline-joined text with its leading newline) of each line's
     newline: the line holding offset ``p`` is ``bisect_right(starts, p) - 1``."""
-    starts = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    starts.pop()
     return starts
