@@ -5,12 +5,13 @@
 // lost, on an error neither.
 
 import { byId, showText } from "./dom.js";
+import { attachMention } from "./mention.js";
 import { fillModelSelect, loadModels } from "./models.js";
 
 const MAX_ROWS = 10;
 
 export class Composer {
-  constructor({ onSend }) {
+  constructor({ onSend, workspace = () => "" }) {
     this.onSend = onSend;
     this.form = byId("composer");
     this.input = byId("composer-input");
@@ -30,6 +31,7 @@ export class Composer {
       this.send();
     });
     this.input.addEventListener("input", () => this.fit());
+    attachMention(this.input, workspace); // `@` completes the conversation's paths
   }
 
   /** Shown for a conversation whose last run uses `model`. */

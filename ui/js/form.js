@@ -6,6 +6,7 @@
 import { api } from "./api.js";
 import { byId, h, showText } from "./dom.js";
 import { chooseFolder, onDesktop } from "./bridge.js";
+import { attachMention } from "./mention.js";
 import { fillModelSelect, hasRealModels, loadModels } from "./models.js";
 
 const LAST_MODEL = "sparrow.model";
@@ -39,6 +40,7 @@ export class RunForm {
       });
     }
     this.workspace.addEventListener("input", () => this.workspace.removeAttribute("aria-invalid"));
+    attachMention(this.prompt, () => this.workspace.value);
     onDesktop(() => {
       this.browse.hidden = false;
     });

@@ -46,7 +46,10 @@ export class RunView {
       onRequest: (runId, turn) => this.requests.show(runId, turn),
     });
     this.timeline = new CheckpointTimeline();
-    this.composer = new Composer({ onSend: (followUp) => this.sendFollowUp(followUp) });
+    this.composer = new Composer({
+      onSend: (followUp) => this.sendFollowUp(followUp),
+      workspace: () => this.runWorkspace,
+    });
     this.socket = null;
     this.runId = null;
     this.runIds = [];
