@@ -107,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     install_log_redaction()  # no log line, here or in a library, carries a key
     if not args.headless:
+        from desktop.display import NO_DISPLAY, missing_display
+
+        reason = missing_display()
+        if reason is not None:
+            complain(NO_DISPLAY.format(reason=reason))
+            return 2
         # Before pywebview or Qt is imported: they read these at import.
         from desktop.qt_env import configure_backend
 
