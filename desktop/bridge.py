@@ -20,8 +20,10 @@ class Bridge:
         on_ready: Callable[[], None],
         pick_folder: Callable[[], str | None],
         open_url: Callable[[str], bool] = open_external,
+        on_quit: Callable[[], None] = lambda: None,
     ) -> None:
         self._on_ready = on_ready
+        self._on_quit = on_quit
         self._pick_folder = pick_folder
         self._open_url = open_url
         self._ready_lock = threading.Lock()
@@ -43,3 +45,7 @@ class Bridge:
     def open_external(self, url: str) -> bool:
         """Open an http(s) or mailto URL in the system browser (never in the window)."""
         return self._open_url(str(url))
+
+    def quit(self) -> None:
+        """Quit the app, as its menu's Quit does (Ctrl+Q in the page)."""
+        self._on_quit()

@@ -11,6 +11,7 @@ def make_bridge(ready: list[str], folder: str | None = "/tmp/chosen") -> Bridge:
         on_ready=lambda: ready.append("ready"),
         pick_folder=lambda: folder,
         open_url=lambda url: url.startswith("https://"),
+        on_quit=lambda: ready.append("quit"),
     )
 
 
@@ -40,4 +41,10 @@ def test_open_external_passes_the_url_on() -> None:
 def test_the_page_sees_only_the_intended_methods() -> None:
     # pywebview exposes every public attribute of the js_api object to the page.
     public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
-    assert public == {"page_ready", "choose_folder", "open_external"}
+    assert public == {"page_ready", "choose_folder", "open_external", "quit"}
+
+
+def test_quit_runs_the_quit_hook() -> None:
+    asked: list[str] = []
+    make_bridge(asked).quit()
+    assert asked == ["quit"]

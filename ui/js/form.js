@@ -103,6 +103,20 @@ export class RunForm {
     this.setRecent([path, ...paths]);
   }
 
+  /** Start a new conversation in `path` (ask for a folder when none is given); the
+   *  workspace now in the field. */
+  openWorkspace(path) {
+    if (!path) {
+      if (!this.browse.hidden) this.pickFolder();
+      else this.workspace.focus();
+      return this.workspace.value;
+    }
+    this.workspace.value = path;
+    this.workspace.removeAttribute("aria-invalid");
+    this.prompt.focus();
+    return this.workspace.value;
+  }
+
   async pickFolder() {
     this.browse.disabled = true;
     try {
