@@ -119,23 +119,29 @@ def run_window(
     return window.run()
 
 
+class _Exit(Exception):
+    """Stop the launch with this exit code (what to say has been said)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def _folder(text: str | None) -> str | None:
-    """The folder argument as an absolute path; SystemExit(2) with the reason if unusable."""
+    """The folder argument as an absolute path; _Exit(2) with the reason if unusable."""
     if text is None:
         return None
     path = Path(text).expanduser().absolute()
     if not path.is_dir():
         what = "is not a folder" if path.exists() else "does not exist"
         complain(f"Sparrow cannot open {path}: it {what}")
-        raise SystemExit(2)
+        raise _Exit(2)
     return str(path)
 
 
 def _first_instance(folder: str | None) -> Primary | None:
-    """Become the one window of this user, or hand ``folder`` to it and exit.
-
-    None when single-instance is not available here (every launch is a first one).
-    """
+    """Become the one window of this user (a Primary), or hand ``folder`` to it and
+    stop the launch (_Exit). None when there is no single-instance here."""
     from desktop import single_instance
 
     if not single_instance.supported():
@@ -152,12 +158,12 @@ def _first_instance(folder: str | None) -> Primary | None:
         return primary
     if single_instance.hand_over(address, single_instance.Request(folder)):
         say(HANDED_OVER_LINE + (f" (to open {folder})" if folder else ""))
-        raise SystemExit(0)
+        raise _Exit(0)
     complain(
         "Sparrow: another Sparrow window holds the lock but did not answer; "
         "close it (or end its process) and launch again"
     )
-    raise SystemExit(1)
+    raise _Exit(1)
 
 
 def _configured_port() -> int:
@@ -170,28 +176,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_log_redaction()  # no log line, here or in a library, carries a key
     if args.headless and args.folder is not None:
         parser.error("a folder opens in the window: --headless takes none")
+    primary: Primary | None = None
     try:
         folder = _folder(args.folder)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    primary: Primary | None = None
-    if not args.headless:
-        from desktop.display import NO_DISPLAY, missing_display
+        if not args.headless:
+            from desktop.display import NO_DISPLAY, missing_display
 
-        reason = missing_display()
-        if reason is not None:
-            complain(NO_DISPLAY.format(reason=reason))
-            return 2
-        try:
+            reason = missing_display()
+            if reason is not None:
+                complain(NO_DISPLAY.format(reason=reason))
+                return 2
             primary = _first_instance(folder)
-        except SystemExit as exc:
-            return int(exc.code or 0)
-        # Before pywebview or Qt is imported: they read these at import.
-        from desktop.qt_env import configure_backend
+            # Before pywebview or Qt is imported: they read these at import.
+            from desktop.qt_env import configure_backend
 
-        configure_backend()
-    try:
+            configure_backend()
         return _serve(args, folder, primary)
+    except _Exit as stop:
+        return stop.code
     finally:
         if primary is not None:
             primary.close()
