@@ -23,14 +23,19 @@ import stat
 import threading
 import time
 from collections import OrderedDict
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pygit2
-
-from server.engine.checkpoints import excludes
-from server.engine.checkpoints.watch import LOCAL_FILE_SYSTEMS, Watch, WatchBroken, file_system_of
 from server.engine.path_search import PathSnapshot, Suggestion
 from server.engine.workspace import own_folders_inside
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import pygit2
+
+    from server.engine.checkpoints.watch import Watch
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +108,7 @@ class PathIndex:
         try:
             with self._lock:
                 changed = watch.drain()
-        except WatchBroken:
+        except _watch().WatchBroken:
             self._spawn()
             return
         if not changed:
@@ -195,6 +200,8 @@ class PathIndex:
             old_repo.free()
 
     def _open_rules(self) -> pygit2.Repository:
+        import pygit2  # with the first index, not at the server's start
+
         gitdir = self._rules_repo
         with _INIT_LOCK:  # the indexes of two workspaces may start at once
             if not (gitdir / "HEAD").exists():
@@ -205,12 +212,14 @@ class PathIndex:
         return repo
 
     def _new_watch(self) -> Watch | None:
-        if file_system_of(str(self.root)) not in LOCAL_FILE_SYSTEMS:
+        kernel = _watch()
+        if kernel.file_system_of(str(self.root)) not in kernel.LOCAL_FILE_SYSTEMS:
             return None
         try:
-            return Watch(str(self.root))
-        except WatchBroken:
+            made: Watch = kernel.Watch(str(self.root))
+        except kernel.WatchBroken:
             return None
+        return made
 
     def _walk(
         self, start: str, repo: pygit2.Repository, watch: Watch | None, entries: dict[str, bool]
@@ -222,7 +231,7 @@ class PathIndex:
             if watch is not None:
                 try:
                     watch.add(rel)  # before the listing: a change after it raises an event
-                except WatchBroken:
+                except _watch().WatchBroken:
                     watch.close()
                     watch = None  # the watch limit: staleness decides instead
             try:
@@ -245,14 +254,14 @@ class PathIndex:
 
     def _keep(self, path: str, name: str, is_dir: bool, repo: pygit2.Repository) -> bool | None:
         """Whether ``path`` is a folder (True) or a file (False) to index; None to leave out."""
-        if excludes.is_git_dir_name(name):
+        if _excludes().is_git_dir_name(name):
             return None
-        if is_dir and (excludes.excluded_dir(path, name) is not None or path in self._reserved):
+        if is_dir and (_excludes().excluded_dir(path, name) is not None or path in self._reserved):
             return None
         try:
             if repo.path_is_ignored(path + "/" if is_dir else path):
                 return None
-        except (UnicodeEncodeError, pygit2.GitError):
+        except (UnicodeEncodeError, _git_error()):
             return None
         return is_dir
 
@@ -291,10 +300,31 @@ class PathIndex:
             del self._entries[known]
 
 
+# The checkpoints package loads pygit2: fetched with the first index, not at start-up.
+@cache
+def _excludes() -> ModuleType:
+    from server.engine.checkpoints import excludes
+
+    return excludes
+
+
+@cache
+def _watch() -> ModuleType:
+    from server.engine.checkpoints import watch
+
+    return watch
+
+
+def _git_error() -> type[Exception]:
+    import pygit2
+
+    return pygit2.GitError
+
+
 def _left_out_by_content(names: set[str]) -> bool:
     """A virtual environment or a shadow repository. Unlike a checkpoint, the index
     keeps nested repositories: a folder of projects is a fine workspace to name paths in."""
-    return excludes.VENV_MARKER in names or names >= excludes.SHADOW_MARKERS
+    return _excludes().VENV_MARKER in names or names >= _excludes().SHADOW_MARKERS
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -24,9 +24,7 @@ class PageSession:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=5) as answer:
                     targets = json.load(answer)
-                target = next(
-                    (t for t in targets if t.get("url", "").startswith(url_prefix)), None
-                )
+                target = next((t for t in targets if t.get("url", "").startswith(url_prefix)), None)
             except OSError:
                 pass
             if target is None:
@@ -67,9 +65,7 @@ class PageSession:
         )
         x, y = box
         for kind in ("mousePressed", "mouseReleased"):
-            self.call(
-                "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
-            )
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
     def press(self, key: str, code: str, *, ctrl: bool = False) -> None:
         """A key press as the keyboard sends it (Ctrl as modifier 2)."""

@@ -34,8 +34,8 @@ def test_the_keys_run_the_commands(app: Page) -> None:
 def test_an_outside_link_opens_a_new_tab_and_the_page_stays(app: Page) -> None:
     app.evaluate(
         "document.body.insertAdjacentHTML('afterbegin', "
-        "'<a id=\"outside\" href=\"https://example.com/x\" "
-        "style=\"position:fixed;top:90px;left:90px;z-index:99\">outside</a>')"
+        '\'<a id="outside" href="https://example.com/x" '
+        'style="position:fixed;top:90px;left:90px;z-index:99">outside</a>\')'
     )
     # The outside site, offline here: answered in its place.
     app.context.route("https://example.com/**", lambda route: route.fulfill(body="elsewhere"))

@@ -70,7 +70,7 @@ def add_link(window: Window, href: str, *, blank: bool = False) -> None:
     target = ' target="_blank"' if blank else ""
     window.page.evaluate(
         "document.body.insertAdjacentHTML('afterbegin', "
-        f"'<a id=\"outside\" href=\"{href}\"{target} style=\"position:fixed;top:200px;"
+        f'\'<a id="outside" href="{href}"{target} style="position:fixed;top:200px;'
         "left:200px;z-index:99;padding:20px;background:#fff\">outside</a>')"
     )
 
