@@ -201,3 +201,43 @@ def move_resize(display_name: str, title: str, x: int, y: int, width: int, heigh
         lib.XFlush(display)
     finally:
         lib.XCloseDisplay(display)
+
+
+def _xtest() -> ctypes.CDLL:
+    lib = ctypes.CDLL(ctypes.util.find_library("Xtst") or "libXtst.so.6")
+    lib.XTestFakeMotionEvent.argtypes = [c_void_p, c_int, c_int, c_int, c_ulong]
+    lib.XTestFakeButtonEvent.argtypes = [c_void_p, c_uint, c_int, c_ulong]
+    lib.XTestFakeKeyEvent.argtypes = [c_void_p, c_uint, c_int, c_ulong]
+    return lib
+
+
+KEYSYMS = {"Down": 0xFF54, "Up": 0xFF52, "Return": 0xFF0D, "Escape": 0xFF1B}
+
+
+def click_at(display_name: str, x: int, y: int) -> None:
+    """A real left click at (x, y) of the screen, through the XTEST extension."""
+    lib, test = _xlib(), _xtest()
+    display = _open(lib, display_name)
+    try:
+        test.XTestFakeMotionEvent(display, -1, x, y, 0)
+        test.XTestFakeButtonEvent(display, 1, 1, 0)
+        test.XTestFakeButtonEvent(display, 1, 0, 0)
+        lib.XFlush(display)
+    finally:
+        lib.XCloseDisplay(display)
+
+
+def press_keys(display_name: str, *names: str) -> None:
+    """Real key presses (``Down``, ``Up``, ``Return``, ``Escape``) through XTEST."""
+    lib, test = _xlib(), _xtest()
+    lib.XKeysymToKeycode.argtypes = [c_void_p, c_ulong]
+    lib.XKeysymToKeycode.restype = ctypes.c_ubyte
+    display = _open(lib, display_name)
+    try:
+        for name in names:
+            code = lib.XKeysymToKeycode(display, KEYSYMS[name])
+            test.XTestFakeKeyEvent(display, code, 1, 0)
+            test.XTestFakeKeyEvent(display, code, 0, 0)
+            lib.XFlush(display)
+    finally:
+        lib.XCloseDisplay(display)
