@@ -1,4 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both set up what they need.
+# `make run ARGS=--headless` serves without a window (no display: open its link in a browser).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -20,7 +21,7 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 
 run: $(VENV)/.run-installed
 	scripts/system-deps.sh run
-	$(BIN)/sparrow-desktop
+	$(BIN)/sparrow-desktop $(ARGS)
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check server desktop tests bench

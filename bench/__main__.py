@@ -19,6 +19,7 @@ BENCHES = [
     "bench_sessions",
     "bench_follower",
     "bench_tray",
+    "bench_mention",
 ]
 
 

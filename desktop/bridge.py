@@ -22,8 +22,10 @@ class Bridge:
         pick_folder: Callable[[], str | None],
         save_as: Callable[[str], str | None] = lambda name: None,
         open_url: Callable[[str], bool] = open_external,
+        on_quit: Callable[[], None] = lambda: None,
     ) -> None:
         self._on_ready = on_ready
+        self._on_quit = on_quit
         self._pick_folder = pick_folder
         self._save_as = save_as
         self._open_url = open_url
@@ -57,3 +59,7 @@ class Bridge:
             return None
         Path(chosen).write_text(str(text), encoding="utf-8")
         return chosen
+
+    def quit(self) -> None:
+        """Quit the app, as its menu's Quit does (Ctrl+Q in the page)."""
+        self._on_quit()

@@ -7,7 +7,9 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from desktop.output import complain, say
 from server.core.paths import resolve_paths
@@ -15,7 +17,11 @@ from server.core.redaction import install_log_redaction
 from server.core.settings import SettingsError, load_settings
 from server.web.serve import EmbeddedServer, PortInUseError, ServerStartError
 
+if TYPE_CHECKING:
+    from desktop.single_instance import Primary
+
 SERVING_LINE = "Sparrow is serving at {url}"
+HANDED_OVER_LINE = "Sparrow is already open: its window was brought to the front"
 
 
 class _VersionAction(argparse.Action):
@@ -69,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         "0 there means a free one, chosen at launch)",
     )
     parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        default=None,
+        help="a folder to open as the workspace of a new conversation; when Sparrow's "
+        "window is already open, it comes to the front and opens the folder",
+    )
     return parser
 
 
@@ -92,11 +105,65 @@ def serve_until_signalled(server: EmbeddedServer) -> int:
     return 0
 
 
-def run_window(server: EmbeddedServer) -> int:
+def run_window(
+    server: EmbeddedServer, *, folder: str | None = None, primary: Primary | None = None
+) -> int:
     """Show the window (it starts the server); 0 once it is closed, 1 if the server failed."""
     from desktop.window import DesktopWindow, screenshot_path
 
-    return DesktopWindow(server, screenshot=screenshot_path()).run()
+    window = DesktopWindow(
+        server, screenshot=screenshot_path(), state=resolve_paths().state, folder=folder
+    )
+    if primary is not None:
+        primary.on_request(window.handle_request)
+    return window.run()
+
+
+class _Exit(Exception):
+    """Stop the launch with this exit code (what to say has been said)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _folder(text: str | None) -> str | None:
+    """The folder argument as an absolute path; _Exit(2) with the reason if unusable."""
+    if text is None:
+        return None
+    path = Path(text).expanduser().absolute()
+    if not path.is_dir():
+        what = "is not a folder" if path.exists() else "does not exist"
+        complain(f"Sparrow cannot open {path}: it {what}")
+        raise _Exit(2)
+    return str(path)
+
+
+def _first_instance(folder: str | None) -> Primary | None:
+    """Become the one window of this user (a Primary), or hand ``folder`` to it and
+    stop the launch (_Exit). None when there is no single-instance here."""
+    from desktop import single_instance
+
+    if not single_instance.supported():
+        return None
+    try:
+        address = single_instance.address_for(
+            resolve_paths().state, single_instance.runtime_folder()
+        )
+        primary = single_instance.claim(address)
+    except OSError as exc:
+        complain(f"Sparrow: cannot tell whether another window is open ({exc}); opening one")
+        return None
+    if primary is not None:
+        return primary
+    if single_instance.hand_over(address, single_instance.Request(folder)):
+        say(HANDED_OVER_LINE + (f" (to open {folder})" if folder else ""))
+        raise _Exit(0)
+    complain(
+        "Sparrow: another Sparrow window holds the lock but did not answer; "
+        "close it (or end its process) and launch again"
+    )
+    raise _Exit(1)
 
 
 def _configured_port() -> int:
@@ -104,13 +171,35 @@ def _configured_port() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     install_log_redaction()  # no log line, here or in a library, carries a key
-    if not args.headless:
-        # Before pywebview or Qt is imported: they read these at import.
-        from desktop.qt_env import configure_backend
+    if args.headless and args.folder is not None:
+        parser.error("a folder opens in the window: --headless takes none")
+    primary: Primary | None = None
+    try:
+        folder = _folder(args.folder)
+        if not args.headless:
+            from desktop.display import NO_DISPLAY, missing_display
 
-        configure_backend()
+            reason = missing_display()
+            if reason is not None:
+                complain(NO_DISPLAY.format(reason=reason))
+                return 2
+            primary = _first_instance(folder)
+            # Before pywebview or Qt is imported: they read these at import.
+            from desktop.qt_env import configure_backend
+
+            configure_backend()
+        return _serve(args, folder, primary)
+    except _Exit as stop:
+        return stop.code
+    finally:
+        if primary is not None:
+            primary.close()
+
+
+def _serve(args: argparse.Namespace, folder: str | None, primary: Primary | None) -> int:
     try:
         port = args.port if args.port is not None else _configured_port()
     except SettingsError as exc:
@@ -129,7 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     code = 1
     try:
-        code = serve_until_signalled(server) if args.headless else run_window(server)
+        code = (
+            serve_until_signalled(server)
+            if args.headless
+            else run_window(server, folder=folder, primary=primary)
+        )
     finally:
         try:
             server.stop()

@@ -61,3 +61,33 @@ def set_desktop_identity(desktop_file: str = "sparrow") -> None:
     from PySide6.QtGui import QGuiApplication
 
     QGuiApplication.setDesktopFileName(desktop_file)
+
+
+def place_window(native_window: Any, saved: Any) -> Any:
+    """Fit the saved geometry to the screens there are now and apply it (before show,
+    on the GUI thread); the geometry applied."""
+    from PySide6.QtGui import QGuiApplication
+
+    from desktop import geometry
+
+    screens = QGuiApplication.screens()
+    primary = QGuiApplication.primaryScreen()
+    ordered = sorted(screens, key=lambda screen: screen is not primary)
+    rects = [
+        geometry.Rect(g.x(), g.y(), g.width(), g.height())
+        for g in (screen.availableGeometry() for screen in ordered)
+    ]
+    fitted = geometry.fit(saved, rects)
+    native_window.resize(fitted.width, fitted.height)
+    if fitted.x is not None and fitted.y is not None:
+        native_window.move(fitted.x, fitted.y)
+    return fitted
+
+
+def raise_window(native_window: Any) -> None:
+    """Bring the window to the front (on the GUI thread): un-minimise, raise, focus."""
+    if native_window.isMinimized():
+        native_window.showNormal()
+    native_window.show()
+    native_window.raise_()
+    native_window.activateWindow()

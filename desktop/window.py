@@ -23,10 +23,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from desktop import geometry
 from desktop.background import Background, WindowHooks
 from desktop.bridge import Bridge
 from desktop.output import complain, say
@@ -36,9 +39,11 @@ from server.web.serve import EmbeddedServer, ServerStartError
 log = logging.getLogger(__name__)
 
 TITLE = "Sparrow"
-SIZE = (1200, 760)
-MIN_SIZE = (760, 520)
+SIZE = geometry.DEFAULT_SIZE
+MIN_SIZE = geometry.MIN_SIZE
 READY_LINE = "Sparrow window ready"
+# Said once the page shows a folder handed to the window (at launch or by a second one).
+OPENED_LINE = "Sparrow opened the workspace {folder}"
 SCREENSHOT_ENV = "SPARROW_SCREENSHOT"
 SCREENSHOT_SETTLE_SECONDS = 0.5
 
@@ -62,9 +67,22 @@ def screenshot_path(env: dict[str, str] | None = None) -> Path | None:
 
 
 class DesktopWindow:
-    def __init__(self, server: EmbeddedServer, *, screenshot: Path | None = None) -> None:
+    def __init__(
+        self,
+        server: EmbeddedServer,
+        *,
+        screenshot: Path | None = None,
+        state: Path | None = None,
+        folder: str | None = None,
+    ) -> None:
         self._server = server
         self._screenshot = screenshot
+        self._state = state  # where the window's geometry is kept (None: not kept)
+        self._saved = geometry.load(state) if state is not None else None
+        self._geometry = geometry.fit(self._saved, [])  # updated as the window moves
+        # Folders to open once the page is ready (the launch's own, or handed over).
+        self._folders: list[str] = [folder] if folder else []
+        self._page_ready = False
         self._qt = uses_qt()
         self._gui: Any = None  # desktop.qt_gui.GuiThread once the Qt window exists
         self._window: Any = None  # webview.Window
@@ -83,7 +101,10 @@ class DesktopWindow:
             icon=icon_path(),
         )
         self.bridge = Bridge(
-            on_ready=self._on_ready, pick_folder=self._pick_folder, save_as=self._save_as
+            on_ready=self._on_ready,
+            pick_folder=self._pick_folder,
+            save_as=self._save_as,
+            on_quit=self.quit,
         )
 
     def run(self) -> int:
@@ -99,12 +120,19 @@ class DesktopWindow:
             set_desktop_identity()
         else:
             self._start_server()  # other backends: no need to wait for before_show
+        if not self._qt:
+            # Qt fits the geometry to its screens in before_show, once it knows them.
+            self._geometry = geometry.fit(self._saved, _screens())
+        place = self._geometry
         window = webview.create_window(
             TITLE,
             self._server.launch_url,
             js_api=self.bridge,
-            width=SIZE[0],
-            height=SIZE[1],
+            width=place.width,
+            height=place.height,
+            x=place.x,
+            y=place.y,
+            maximized=place.maximized,
             min_size=MIN_SIZE,
             text_select=True,
         )
@@ -115,11 +143,19 @@ class DesktopWindow:
         window.events.shown += self._on_shown
         window.events.loaded += self._on_loaded
         window.events.closing += self.background.on_closing
+        window.events.moved += self._on_moved
+        window.events.resized += self._on_resized
+        window.events.maximized += self._on_maximized
+        window.events.restored += self._on_restored
         previous = signal.signal(signal.SIGTERM, self._on_sigterm)
         icon = icon_path()
+        from desktop.app_menu import build_menu
+
+        menu = build_menu(self._menu_command, show_shortcuts=self._qt)
         try:
-            webview.start(private_mode=True, icon=str(icon) if icon else None)
+            webview.start(private_mode=True, icon=str(icon) if icon else None, menu=menu)
         finally:
+            self._save_geometry()
             signal.signal(signal.SIGTERM, previous)
             self.background.stop()
         return 1 if self._server_failed else 0
@@ -158,9 +194,10 @@ class DesktopWindow:
     def _on_before_show(self) -> None:
         # Synchronous, on the GUI thread, once Qt has built the window.
         if self._qt:
-            from desktop.qt_gui import GuiThread
+            from desktop.qt_gui import GuiThread, place_window
 
             self._gui = GuiThread()  # lives on the GUI thread: it runs calls there
+            self._geometry = place_window(self._window.native, self._saved)
             self.background.make_tray()
             self._start_server()
 
@@ -203,6 +240,83 @@ class DesktopWindow:
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         self.close()
 
+    # -- geometry ------------------------------------------------------------
+
+    def _on_moved(self, x: int, y: int) -> None:
+        if not self._geometry.maximized:
+            self._geometry = replace(self._geometry, x=x, y=y)
+
+    def _on_resized(self, width: int, height: int) -> None:
+        if not self._geometry.maximized:
+            self._geometry = replace(self._geometry, width=width, height=height)
+
+    def _on_maximized(self) -> None:
+        self._geometry = replace(self._geometry, maximized=True)
+
+    def _on_restored(self) -> None:
+        self._geometry = replace(self._geometry, maximized=False)
+
+    def _save_geometry(self) -> None:
+        if self._state is None:
+            return
+        try:
+            geometry.save(self._state, self._geometry)
+        except OSError as exc:
+            complain(f"Sparrow: the window's size and place were not saved: {exc}")
+
+    # -- commands: the menu, a second launch ----------------------------------
+
+    def _menu_command(self, command: str) -> None:
+        # pywebview runs menu actions in threads of their own.
+        if command == "quit":
+            self.quit()  # at a safe point, as the tray's Quit: closing may only hide
+        else:
+            self._page_command(command)
+
+    def _page_command(self, command: str, argument: str | None = None) -> object:
+        """Run one of the page's commands (ui/js/commands.js); what it returns."""
+        if self._window is None:
+            return None
+        call = f"window.sparrowCommand({json.dumps(command)}, {json.dumps(argument)})"
+        return self._window.evaluate_js(f"window.sparrowCommand ? {call} : null")
+
+    def handle_request(self, request: Any) -> None:
+        """Another launch's request (desktop.single_instance): come to the front,
+        and open its folder as the workspace of a new conversation."""
+        self._in_thread(lambda: self._take_request(request.folder))
+
+    def _in_thread(self, job: Callable[[], None]) -> None:
+        # pywebview's window calls wait on the GUI thread: never make them on it.
+        threading.Thread(target=job, name="window-request", daemon=True).start()
+
+    def _take_request(self, folder: str | None) -> None:
+        self._bring_to_front()
+        if folder:
+            with self._lock:
+                if not self._page_ready:
+                    self._folders.append(folder)  # opened once the page is ready
+                    return
+            self._open_folder(folder)
+
+    def _bring_to_front(self) -> None:
+        if self._window is None:
+            return
+        if self._gui is None:
+            self._window.show()
+            return
+        from desktop.qt_gui import raise_window
+
+        native = self._window.native
+        # Not restore(): a maximised window stays maximised.
+        self._gui.call(lambda: raise_window(native))
+
+    def _open_folder(self, folder: str) -> None:
+        shown = self._page_command("open-workspace", folder)
+        if shown == folder:
+            say(OPENED_LINE.format(folder=folder))
+        else:
+            complain(f"Sparrow: the window did not open {folder} (it shows {shown!r})")
+
     def _on_ready(self) -> None:
         if self._screenshot is not None:
             # The web view paints asynchronously: give it a few frames, so the
@@ -213,6 +327,11 @@ class DesktopWindow:
             except Exception as exc:
                 complain(f"Sparrow: no screenshot: {exc}")
         say(READY_LINE)
+        with self._lock:
+            self._page_ready = True
+            folders, self._folders = self._folders, []
+        for folder in folders:
+            self._open_folder(folder)
 
     def _save_screenshot(self, path: Path) -> None:
         if self._gui is None or self._window is None:
@@ -246,3 +365,13 @@ class DesktopWindow:
         if not chosen:
             return None
         return str(chosen[0])
+
+
+def _screens() -> list[geometry.Rect]:
+    """The screens as pywebview sees them (non-Qt backends), the primary first."""
+    import webview
+
+    try:
+        return [geometry.Rect(s.x, s.y, s.width, s.height) for s in webview.screens]
+    except Exception:  # no screen to ask: the saved geometry as it is
+        return []

@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
+from server.engine.path_index import PathIndexes
 from server.engine.store import Store
 from server.runtime.follower import RunFollower
 from server.runtime.runs import RunManager
@@ -40,6 +41,7 @@ from server.web.security import LoopbackGuard
 from server.web.sessions_routes import sessions_routes
 from server.web.socket import events_socket
 from server.web.static import ui_dir
+from server.web.workspace_routes import workspace_routes
 
 
 class _UIFiles(StaticFiles):
@@ -66,6 +68,7 @@ def create_app(
         paths.ensure()
         store = Store(paths.database)
         apply_retention(paths, store)
+        path_indexes = PathIndexes(paths.cache, paths.own_folders())
         try:
             feed = MonitorFeed(*make_monitor(paths.config_file, paths.state))
             async with anyio.create_task_group() as tg:
@@ -86,12 +89,13 @@ def create_app(
                         # collector's way, so that its passes during a fast stream stay cheap.
                         gc.freeze()
                         try:
-                            yield {"runs": runs, "monitor": feed}
+                            yield {"runs": runs, "monitor": feed, "path_indexes": path_indexes}
                         finally:
                             background.cancel_scope.cancel()
                 finally:
                     tg.cancel_scope.cancel()  # the runs have ended: now the monitor
         finally:
+            path_indexes.close()
             store.close()
 
     routes: list[BaseRoute] = [
@@ -106,6 +110,7 @@ def create_app(
         *model_routes(),
         *monitor_routes(),
         *safety_routes(),
+        *workspace_routes(),
         WebSocketRoute("/ws", events_socket),
         Mount("/", _UIFiles(directory=ui_dir(), html=True)),
     ]

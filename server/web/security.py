@@ -17,6 +17,8 @@ from urllib.parse import parse_qs
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from server.web.locked_page import LOCKED_PAGE, send_page
+
 
 def cookie_name(port: int) -> str:
     # Cookies are not scoped by port: two Sparrow windows must not overwrite each other's.
@@ -55,14 +57,23 @@ class LoopbackGuard:
         offered = query.get("token", [None])[0]
         if kind == "http" and scope["path"] == "/" and offered is not None:
             if not self._valid(offered):
-                await _refuse(scope, receive, send, 401, "wrong launch token")
+                await self._refuse_token(scope, receive, send, headers, "wrong launch token")
                 return
             await self._welcome(send)
             return
         if self._authenticated(headers, offered if kind == "websocket" else None):
             await self.app(scope, receive, send)
             return
-        await _refuse(scope, receive, send, 401, "missing or wrong launch token")
+        await self._refuse_token(scope, receive, send, headers, "missing or wrong launch token")
+
+    async def _refuse_token(
+        self, scope: Scope, receive: Receive, send: Send, headers: Headers, message: str
+    ) -> None:
+        """A 401: a page saying how to get in for a browser opening a page; JSON for the API."""
+        if scope["type"] == "http" and _navigation(scope, headers):
+            await send_page(send, 401, LOCKED_PAGE)
+            return
+        await _refuse(scope, receive, send, 401, message)
 
     def _authenticated(self, headers: Headers, query_token: str | None) -> bool:
         auth = headers.get("authorization", "")
@@ -91,6 +102,13 @@ class LoopbackGuard:
             }
         )
         await send({"type": "http.response.body", "body": b""})
+
+
+def _navigation(scope: Scope, headers: Headers) -> bool:
+    """A browser opening a page (not a script's fetch, not the API)."""
+    if scope.get("method") not in ("GET", "HEAD") or scope["path"].startswith(("/api/", "/ws")):
+        return False
+    return "text/html" in headers.get("accept", "")
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, message: str) -> None:

@@ -23,6 +23,7 @@ def make_bridge(
         pick_folder=lambda: folder,
         save_as=save_as,
         open_url=lambda url: url.startswith("https://"),
+        on_quit=lambda: ready.append("quit"),
     )
 
 
@@ -52,7 +53,7 @@ def test_open_external_passes_the_url_on() -> None:
 def test_the_page_sees_only_the_intended_methods() -> None:
     # pywebview exposes every public attribute of the js_api object to the page.
     public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
-    assert public == {"page_ready", "choose_folder", "open_external", "save_file"}
+    assert public == {"page_ready", "choose_folder", "open_external", "save_file", "quit"}
 
 
 def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> None:
@@ -65,3 +66,10 @@ def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> Non
     bridge.save_file("../../etc/evil.md", "x")
     assert offered[-1] == "evil.md"
     assert make_bridge([]).save_file("s-1.md", "x") is None  # cancelled
+
+
+
+def test_quit_runs_the_quit_hook() -> None:
+    asked: list[str] = []
+    make_bridge(asked).quit()
+    assert asked == ["quit"]

@@ -138,3 +138,23 @@ def test_the_port_setting_is_the_default_port(sparrow_home: Path) -> None:
         assert main(["--headless"]) == 2
         config.write_text("[server]\nport = 'x'\n")
         assert main(["--headless"]) == 1  # a broken settings file: Sparrow cannot start
+
+
+def test_a_folder_that_cannot_be_opened_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(tmp_path / "nowhere")]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"Sparrow cannot open {tmp_path / 'nowhere'}: it does not exist\n"
+    )
+    (tmp_path / "file").write_text("x")
+    assert main([str(tmp_path / "file")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_headless_takes_no_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--headless", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert "--headless takes none" in capsys.readouterr().err

@@ -29,6 +29,7 @@ from playwright.sync_api import (
 )
 
 from tests.conftest import require, start_autonomous
+from tests.e2e.desktop_fixtures import launch_desktop, xvfb  # noqa: F401  # the window tests
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

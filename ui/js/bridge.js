@@ -62,3 +62,21 @@ export function saveFile(name, text) {
     });
   });
 }
+
+/** Open `url` (http, https or mailto) in the system browser, never in the window. */
+export function openExternal(url) {
+  whenReady(() => {
+    Promise.resolve()
+      .then(() => window.pywebview.api.open_external(url))
+      .catch(() => {});
+  });
+}
+
+/** Quit the desktop app (as its menu's Quit does). */
+export function quitApp() {
+  whenReady(() => {
+    Promise.resolve()
+      .then(() => window.pywebview.api.quit())
+      .catch(() => {});
+  });
+}

@@ -7,12 +7,13 @@
 
 import { AttachmentTray, pastedFiles } from "./attachments.js";
 import { byId, showText } from "./dom.js";
+import { attachMention } from "./mention.js";
 import { fillModelSelect, loadModels } from "./models.js";
 
 const MAX_ROWS = 10;
 
 export class Composer {
-  constructor({ onSend, lastRunId }) {
+  constructor({ onSend, lastRunId, workspace = () => "" }) {
     this.onSend = onSend;
     this.form = byId("composer");
     this.input = byId("composer-input");
@@ -44,6 +45,7 @@ export class Composer {
       this.attachments.addFiles(files);
     });
     this.model.addEventListener("change", () => this.attachments.describe());
+    attachMention(this.input, workspace); // `@` completes the conversation's paths
   }
 
   get visible() {

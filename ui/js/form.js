@@ -7,6 +7,7 @@ import { api } from "./api.js";
 import { AttachmentTray, pastedFiles } from "./attachments.js";
 import { byId, h, showText } from "./dom.js";
 import { chooseFolder, onDesktop } from "./bridge.js";
+import { attachMention } from "./mention.js";
 import { fillModelSelect, hasRealModels, loadModels } from "./models.js";
 
 const LAST_MODEL = "sparrow.model";
@@ -40,6 +41,7 @@ export class RunForm {
       });
     }
     this.workspace.addEventListener("input", () => this.workspace.removeAttribute("aria-invalid"));
+    attachMention(this.prompt, () => this.workspace.value);
     onDesktop(() => {
       this.browse.hidden = false;
     });
@@ -112,6 +114,20 @@ export class RunForm {
   rememberWorkspace(path) {
     const paths = [...this.recent.options].map((option) => option.value).filter((p) => p !== path);
     this.setRecent([path, ...paths]);
+  }
+
+  /** Start a new conversation in `path` (ask for a folder when none is given); the
+   *  workspace now in the field. */
+  openWorkspace(path) {
+    if (!path) {
+      if (!this.browse.hidden) this.pickFolder();
+      else this.workspace.focus();
+      return this.workspace.value;
+    }
+    this.workspace.value = path;
+    this.workspace.removeAttribute("aria-invalid");
+    this.prompt.focus();
+    return this.workspace.value;
   }
 
   async pickFolder() {

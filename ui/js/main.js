@@ -5,6 +5,7 @@
 
 import { byId } from "./dom.js";
 import { inDesktop, pageReady } from "./bridge.js";
+import { installCommands } from "./commands.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
 import { AgentsView } from "./agents.js";
@@ -196,9 +197,23 @@ byId("runs-tab").addEventListener("click", (event) => {
   navigate(view.currentId);
 });
 
-byId("new-run").addEventListener("click", () => {
+function newConversation() {
   navigate(null);
   byId("prompt").focus();
+}
+
+byId("new-run").addEventListener("click", newConversation);
+
+// The menu's and the keyboard's commands (and a folder handed over by a second launch).
+installCommands({
+  newConversation,
+  openWorkspace: (path) => {
+    navigate(null);
+    return form.openWorkspace(path);
+  },
+  settings: () => {
+    location.hash = SETTINGS_HASH;
+  },
 });
 
 // Files dropped anywhere on the window attach to the next message: the open

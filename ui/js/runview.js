@@ -58,6 +58,7 @@ export class RunView {
     this.composer = new Composer({
       onSend: (followUp) => this.sendFollowUp(followUp),
       lastRunId: () => this.lastRunId,
+      workspace: () => this.runWorkspace,
     });
     this.replay = new SessionReplay(this);
     byId("transcript").parentElement.before(this.replay.bar.el);
