@@ -15,6 +15,7 @@ BENCHES = [
     "bench_kernel_scale",
     "bench_tokens",
     "bench_context",
+    "bench_package",
 ]
 
 
