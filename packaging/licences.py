@@ -7,6 +7,9 @@ as separate shared libraries in the onedir bundle), or GPL with an exception
 that allows linking into anything (libgit2's, PyInstaller's bootloader's). A
 component that is GPL or AGPL with no such alternative fails, and so does one
 whose metadata names no licence, unless it is in REVIEWED with the reason.
+System libraries copied from the build machine have no metadata: the check
+fails on the GPL-only ones it knows (GPL_ONLY_LIBRARIES), and the notices
+carry their Debian copyright files (notices.py).
 
     python packaging/licences.py BUNDLE_DIR   # exit 1 and a line per failure
 
@@ -120,6 +123,16 @@ def forbidden_bindings(bundle: Path) -> list[Path]:
     return sorted(p for p in bundle.rglob("PyQt[56]*") if p.is_dir() or p.suffix == ".so")
 
 
+# System libraries PyInstaller may copy from the build machine that are GPL-only
+# (they have no dist-info to read): GNU readline (Python's readline module links
+# it on Debian) and GDBM (the dbm.gnu module).
+GPL_ONLY_LIBRARIES = re.compile(r"^lib(readline|history|gdbm|gdbm_compat)\.so")
+
+
+def gpl_only_libraries(bundle: Path) -> list[Path]:
+    return sorted(p for p in bundle.rglob("lib*.so*") if GPL_ONLY_LIBRARIES.match(p.name))
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or not Path(argv[0]).is_dir():
         print("usage: python packaging/licences.py BUNDLE_DIR", file=sys.stderr)
@@ -132,6 +145,9 @@ def main(argv: list[str]) -> int:
     for path in forbidden_bindings(bundle):
         print(f"{path.relative_to(bundle)}: PyQt is GPL or commercial; the bundle must use PySide6")
         failures.append(Verdict(path.name, "GPL", False, "PyQt"))
+    for path in gpl_only_libraries(bundle):
+        print(f"{path.relative_to(bundle)}: a GPL-only system library; exclude what links it")
+        failures.append(Verdict(path.name, "GPL", False, "GPL-only library"))
     if not verdicts:
         print(f"no *.dist-info/METADATA under {bundle}: nothing to check", file=sys.stderr)
         return 1

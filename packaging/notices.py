@@ -8,6 +8,8 @@ licences.py.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Iterable
 from importlib.metadata import Distribution, PackageNotFoundError, distribution
 from importlib.metadata import packages_distributions as _packages
@@ -85,16 +87,56 @@ def _section(dist: Distribution) -> str:
     return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
 
 
-def write_notices(names: Iterable[str], target: Path) -> Path:
+def system_packages(libraries: Iterable[str]) -> dict[str, list[str]]:
+    """The Debian packages the build machine's own libraries come from, with the
+    libraries' names; empty where there is no dpkg (another system)."""
+    dpkg = shutil.which("dpkg-query")
+    wanted: dict[str, str] = {}  # a path dpkg may know -> the library's name
+    for library in libraries:
+        path = Path(library)
+        for form in {str(path), str(path.resolve())}:
+            # Debian's merged /usr: a library found under /usr/lib is registered under /lib.
+            for candidate in (form, form.removeprefix("/usr")):
+                wanted[candidate] = path.name
+    if not wanted or dpkg is None:
+        return {}
+    # One query for all (dpkg -S reads every package's file list each time it runs).
+    done = subprocess.run(
+        [dpkg, "-S", *sorted(wanted)], capture_output=True, text=True, check=False
+    )
+    found: dict[str, set[str]] = {}
+    for line in done.stdout.splitlines():
+        packages, _, path = line.partition(": ")
+        if path in wanted:
+            for package in packages.split(", "):
+                found.setdefault(package.split(":")[0], set()).add(wanted[path])
+    return {package: sorted(names) for package, names in found.items()}
+
+
+def _system_section(package: str, libraries: list[str]) -> str:
+    copyright_file = Path("/usr/share/doc") / package / "copyright"
+    text = copyright_file.read_text(errors="replace") if copyright_file.is_file() else ""
+    head = [RULE, f"{package} (Debian package): {', '.join(sorted(libraries))}"]
+    body = text.strip() or "(the package has no copyright file)"
+    return "\n".join(head) + "\n\n" + body + "\n"
+
+
+def write_notices(
+    names: Iterable[str], target: Path, libraries: dict[str, list[str]] | None = None
+) -> Path:
     sections = []
     for name in names:
         try:
             sections.append(_section(distribution(name)))
         except PackageNotFoundError:
             continue
+    for package, found in sorted((libraries or {}).items()):
+        sections.append(_system_section(package, found))
     preamble = (
         "Sparrow bundles the third-party software below. Each is listed with its\n"
-        "licence as its own metadata declares it, and the licence texts it ships.\n\n"
+        "licence as its own metadata declares it, and the licence texts it ships;\n"
+        "the system libraries copied from the build machine follow, each with its\n"
+        "package's copyright file.\n\n"
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(preamble + "\n".join(sections), encoding="utf-8")

@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -219,6 +220,9 @@ def test_the_bundle_holds_only_licences_that_allow_ours(bundle: Path) -> None:
     assert "GNU LESSER GENERAL PUBLIC LICENSE" in notices
     for name in ("PySide6_Essentials", "pydantic-ai-slim", "uvicorn", "pygit2"):
         assert re.search(rf"^{re.escape(name)} \S+$", notices, re.MULTILINE), name
+    # The libraries copied from the build machine, with their packages' copyright files.
+    if shutil.which("dpkg-query"):
+        assert re.search(r"^libnss3 \(Debian package\): .*libnss3\.so", notices, re.MULTILINE)
 
 
 def test_the_bundle_leaves_out_what_the_window_does_not_use(bundle: Path) -> None:

@@ -92,3 +92,12 @@ def test_the_check_fails_on_pyqt_even_without_its_metadata(tmp_path: Path) -> No
 def test_the_check_refuses_a_folder_with_nothing_to_check(tmp_path: Path) -> None:
     assert licences.main([str(tmp_path)]) == 1
     assert licences.main([str(tmp_path / "missing")]) == 2
+
+
+def test_the_check_fails_on_a_gpl_only_system_library(tmp_path: Path) -> None:
+    _dist_info(tmp_path, "fine", "License-Expression: MIT")
+    (tmp_path / "libreadline.so.8").write_bytes(b"\x7fELF")
+    assert licences.main([str(tmp_path)]) == 1
+    (tmp_path / "libreadline.so.8").unlink()
+    (tmp_path / "libtinfo.so.6").write_bytes(b"\x7fELF")  # ncurses: MIT-style
+    assert licences.main([str(tmp_path)]) == 0
