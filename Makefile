@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench package install-desktop uninstall-desktop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,13 @@ $(VENV)/.run-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
+# The tests build the bundle too (tests/bundle): they need the package extra.
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,package]'
+	touch $@ $(VENV)/.run-installed $(VENV)/.package-installed
+
+$(VENV)/.package-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[package]'
 	touch $@ $(VENV)/.run-installed
 
 run: $(VENV)/.run-installed
@@ -39,6 +44,21 @@ bench: $(VENV)/.test-installed
 	scripts/system-deps.sh test
 	llama=$$(PYTHON=$(BIN)/python scripts/llama-server.sh) && \
 	  SPARROW_LLAMA_SERVER=$$llama scripts/test-session.sh $(BIN)/python -m bench
+
+# The desktop app as a folder to copy anywhere: dist/Sparrow/ (dist/Sparrow.app on macOS).
+package: $(VENV)/.package-installed
+	scripts/system-deps.sh run
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build packaging/sparrow.spec
+	$(BIN)/python packaging/licences.py dist/Sparrow
+
+# The menu entry and icons under $${XDG_DATA_HOME:-~/.local/share}, launching the
+# bundle when `make package` built one, else this checkout's sparrow-desktop.
+BUNDLED := dist/Sparrow/sparrow-desktop
+install-desktop: $(if $(wildcard $(BUNDLED)),,$(VENV)/.run-installed)
+	packaging/install-desktop.sh $(if $(wildcard $(BUNDLED)),$(BUNDLED),$(BIN)/sparrow-desktop)
+
+uninstall-desktop:
+	packaging/install-desktop.sh --uninstall
 
 clean:
 	rm -rf $(VENV) build dist artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -20,6 +20,7 @@ BENCHES = [
     "bench_follower",
     "bench_tray",
     "bench_mention",
+    "bench_package",
 ]
 
 

@@ -3,7 +3,8 @@
 #   scripts/system-deps.sh run    the window's runtime (Qt WebEngine's shared libraries) and bubblewrap,
 #                                 which the local-hardened sandbox runs commands under
 #   scripts/system-deps.sh test   that, plus what the tests drive: Xvfb, Chromium, D-Bus, gnome-keyring,
-#                                 a notification daemon, a tray host (trayer) and xdotool
+#                                 a notification daemon, a tray host (trayer), xdotool and the
+#                                 desktop-entry tools (validate, MIME cache, gio)
 # Not root, or not Debian: prints what is missing and how to install it, and carries on.
 set -euo pipefail
 
@@ -13,7 +14,8 @@ run_pkgs=(
   libxcb-shape0 libxcb-xkb1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1
   fonts-dejavu-core bubblewrap
 )
-test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon trayer xdotool)
+test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon trayer xdotool
+           desktop-file-utils libglib2.0-bin)
 
 pkgs=("${run_pkgs[@]}")
 if [ "${1:-run}" = "test" ]; then

@@ -31,8 +31,8 @@ from websockets.sync.client import connect
 
 from bench.common import xvfb_display
 from tests.conftest import require, require_program
-from tests.e2e.test_window import READY, READY_TIMEOUT, Desktop
-from tests.e2e.test_window import launch_desktop as launch_desktop  # the fixture, shared
+from tests.e2e.desktop_fixtures import READY_TIMEOUT, Desktop
+from tests.e2e.test_window import READY
 from tests.e2e.x11 import close_windows_titled
 
 pytestmark = pytest.mark.e2e

@@ -20,9 +20,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import AUTONOMOUS_CONFIG
-from tests.e2e.test_window import READY, READY_TIMEOUT, Desktop, Launcher
-from tests.e2e.test_window import launch_desktop as launch_desktop
-from tests.e2e.test_window import xvfb as xvfb
+from tests.e2e.desktop_fixtures import READY_TIMEOUT, Desktop, Launcher
+from tests.e2e.test_window import READY
 from tests.fakes.script import Reply
 from tests.fakes.vendors import FakeVendor
 
