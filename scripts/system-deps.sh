@@ -14,7 +14,7 @@ run_pkgs=(
   libxcb-shape0 libxcb-xkb1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1
   fonts-dejavu-core bubblewrap
 )
-test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon trayer xdotool
+test_pkgs=(xvfb chromium dbus dbus-x11 gnome-keyring notification-daemon trayer xdotool tzdata
            desktop-file-utils libglib2.0-bin)
 
 pkgs=("${run_pkgs[@]}")

@@ -1,5 +1,10 @@
 """Cron expressions, read by cronsim: five fields in local time, or one of the
-usual @ names. Times are seconds since the epoch, as everywhere in the store."""
+usual @ names. Times are seconds since the epoch, as everywhere in the store.
+
+cronsim walks naive local wall-clock times; ``datetime.timestamp`` then reads
+each with the local zone's rules for that day. An aware start made by
+``astimezone()`` would carry today's fixed offset into every later day, an
+hour off across a daylight-saving change."""
 
 from __future__ import annotations
 
@@ -41,7 +46,7 @@ def check_cron(expression: str) -> str:
     from cronsim import CronSimError
 
     try:
-        next(_cron(expression, datetime.now().astimezone()))
+        next(_cron(expression, datetime.now()))
     except CronSimError as exc:
         raise CronError(f"{expression!r} is not a cron expression: {exc}") from exc
     except StopIteration as exc:  # e.g. 30 February: valid fields, never due
@@ -51,13 +56,16 @@ def check_cron(expression: str) -> str:
 
 def next_after(expression: str, when: float) -> float:
     """The first time ``expression`` is due strictly after ``when``."""
-    start = datetime.fromtimestamp(when).astimezone()
-    return next(_cron(expression, start)).timestamp()
+    for moment in _cron(expression, datetime.fromtimestamp(when)):
+        # The hour a clock goes back repeats wall times already passed.
+        if moment.timestamp() > when:
+            return moment.timestamp()
+    raise CronError(f"{expression!r} is never due")  # pragma: no cover - check_cron refuses it
 
 
 def latest_due(expression: str, when: float) -> float:
     """The last time ``expression`` was due at or before ``when``."""
-    start = datetime.fromtimestamp(when).astimezone() + timedelta(microseconds=1)
+    start = datetime.fromtimestamp(when) + timedelta(microseconds=1)
     for moment in _cron(expression, start, reverse=True):
         if moment.timestamp() <= when:
             return moment.timestamp()
