@@ -89,7 +89,7 @@ def launch(bundle: Path, env: dict[str, str], *args: str, cwd: Path) -> Desktop:
             lines.put(line.rstrip("\n"))
 
     threading.Thread(target=pump, daemon=True).start()
-    return Desktop(process, lines, stderr)
+    return Desktop(process, lines, stderr, env)
 
 
 def stop(desktop: Desktop) -> int:

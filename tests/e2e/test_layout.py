@@ -32,6 +32,10 @@ def long_conversation(app: Page, server: SparrowServer, workspace: Path) -> None
     script = {"turns": long_turns()}
     open_scripted_run(app, server, workspace, "Read the notes, many times over.", script)
     expect(app.get_by_test_id("run-end")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    # Opened again once finished, it is a replay: its bar is one more row, the
+    # tightest case (a run that ends before the page has loaded it opens so too).
+    app.reload()
+    expect(app.get_by_test_id("replay-bar")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(app.get_by_test_id("composer")).to_be_visible()
 
 

@@ -91,8 +91,12 @@ export class Composer {
   fit() {
     const input = this.input;
     input.rows = 1;
-    const line = parseFloat(getComputedStyle(input).lineHeight) || 20;
-    input.rows = Math.min(MAX_ROWS, Math.max(1, Math.round(input.scrollHeight / line)));
+    const style = getComputedStyle(input);
+    const line = parseFloat(style.lineHeight) || 20;
+    // scrollHeight counts the padding too: without it, one line would take two rows.
+    const padding = (parseFloat(style.paddingTop) || 0) + (parseFloat(style.paddingBottom) || 0);
+    const rows = Math.round((input.scrollHeight - padding) / line);
+    input.rows = Math.min(MAX_ROWS, Math.max(1, rows));
   }
 
   focus() {

@@ -238,10 +238,13 @@ export class SessionSidebar extends RunsList {
     const names = listed.length ? listed : [run.model].filter(Boolean);
     models.textContent = names.join(", ");
     models.title = names.join(", ");
-    const hasTokens = typeof session.tokens === "number";
+    // A model that reported no usage (a script) has no figures to show: "0 tok"
+    // would contradict the context bar's count of what the conversation holds.
+    const hasTokens = typeof session.tokens === "number" && session.tokens > 0;
     tokens.textContent = hasTokens ? `${formatTokens(session.tokens)} tok` : "";
     tokens.hidden = !hasTokens;
-    const spent = "cost" in session ? costWords(session.cost) : "";
+    const priced = typeof session.cost === "number" && session.cost > 0;
+    const spent = "cost" in session && (hasTokens || priced) ? costWords(session.cost) : "";
     cost.textContent = spent;
     cost.hidden = !spent;
     cost.dataset.known = String(session.cost !== null);
