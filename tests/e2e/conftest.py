@@ -156,15 +156,34 @@ def session_folders_env(claude: Path, codex: Path) -> dict[str, str]:
     return {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)}
 
 
-@pytest.fixture(scope="session")
-def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
+@contextmanager
+def autonomous_server(
+    tmp_path_factory: pytest.TempPathFactory, extra_config: str = ""
+) -> Iterator[SparrowServer]:
+    """A server in a home of its own, autonomous, with ``extra_config`` after that
+    in its config.toml. Its session monitor watches empty folders, never the
+    user's ~/.claude or ~/.codex."""
     home = tmp_path_factory.mktemp("sparrow-home")
     start_autonomous(home)
-    # Its session monitor watches empty folders, never the user's ~/.claude or ~/.codex.
+    if extra_config:
+        with (home / "config" / "config.toml").open("a") as config:
+            config.write(extra_config)
     sessions = tmp_path_factory.mktemp("no-sessions")
     env = session_folders_env(sessions / "claude", sessions / "codex")
     with launch_server(home, env) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def sparrow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
+    with autonomous_server(tmp_path_factory) as server:
+        yield server
+
+
+@pytest.fixture
+def server(sparrow_server: SparrowServer) -> SparrowServer:
+    """The server ``open_app`` opens: the shared one, unless a module has its own."""
+    return sparrow_server
 
 
 # Package scope, not session: Playwright's sync driver keeps an event loop
@@ -230,9 +249,9 @@ def page_opener(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
 
 
 @pytest.fixture
-def open_app(browser: Browser, sparrow_server: SparrowServer) -> Iterator[OpenApp]:
-    """Pages of the shared server (see ``page_opener``)."""
-    with page_opener(browser, sparrow_server) as open_page:
+def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
+    """Pages of the module's ``server`` (see ``page_opener``)."""
+    with page_opener(browser, server) as open_page:
         yield open_page
 
 

@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.conftest import AUTONOMOUS_CONFIG
-from tests.e2e.conftest import OpenApp, SparrowServer, launch_server, page_opener
+from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server
 from tests.e2e.test_conversations import ends, start
 from tests.engine.attachments.images import image_bytes
 from tests.fakes.script import Reply
@@ -35,24 +34,14 @@ def vendor() -> Iterator[FakeVendor]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, vendor: FakeVendor) -> Iterator[SparrowServer]:
-    home = tmp_path_factory.mktemp("sparrow-home")
-    (home / "config").mkdir()
-    (home / "config" / "config.toml").write_text(
-        AUTONOMOUS_CONFIG
-        + f'[providers.fake]\nbase_url = "{vendor.base_url}/v1"\nkind = "openai-chat"\n'
+    endpoint = (
+        f'[providers.fake]\nbase_url = "{vendor.base_url}/v1"\nkind = "openai-chat"\n'
         + 'label = "Fake vendor"\n'
         + '[models.images]\n"fake:vision" = true\n'
     )
-    sessions = tmp_path_factory.mktemp("no-sessions")
-    env = {"CLAUDE_CONFIG_DIR": str(sessions / "c"), "CODEX_HOME": str(sessions / "x")}
-    with launch_server(home, env) as running:
+    with autonomous_server(tmp_path_factory, endpoint) as running:
         yield running
 
-
-@pytest.fixture
-def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
-    with page_opener(browser, server) as open_page:
-        yield open_page
 
 
 PASTE = """([target, b64]) => {

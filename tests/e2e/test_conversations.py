@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from server.core import credentials
 from tests.conftest import AUTONOMOUS_CONFIG, require
-from tests.e2e.conftest import OpenApp, SparrowServer, launch_server, page_opener
+from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server, launch_server, page_opener
 from tests.fakes.script import Call, Drop, Reply, Usage
 from tests.fakes.vendors import FakeVendor
 
@@ -31,23 +31,12 @@ def vendor() -> Iterator[FakeVendor]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, vendor: FakeVendor) -> Iterator[SparrowServer]:
     """A server with an endpoint of its own, `fake`, at the fake vendor."""
-    home = tmp_path_factory.mktemp("sparrow-home")
-    (home / "config").mkdir()
-    (home / "config" / "config.toml").write_text(
-        AUTONOMOUS_CONFIG
-        + f'[providers.fake]\nbase_url = "{vendor.base_url}/v1"\nkind = "openai-chat"\n'
+    endpoint = (
+        f'[providers.fake]\nbase_url = "{vendor.base_url}/v1"\nkind = "openai-chat"\n'
         + 'label = "Fake vendor"\n'
     )
-    sessions = tmp_path_factory.mktemp("no-sessions")
-    env = {"CLAUDE_CONFIG_DIR": str(sessions / "c"), "CODEX_HOME": str(sessions / "x")}
-    with launch_server(home, env) as running:
+    with autonomous_server(tmp_path_factory, endpoint) as running:
         yield running
-
-
-@pytest.fixture
-def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
-    with page_opener(browser, server) as open_page:
-        yield open_page
 
 
 def start(page: Page, workspace: Path, task: str, model: str) -> None:

@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.cli.test_cli import SPARROW
-from tests.conftest import start_autonomous
-from tests.e2e.conftest import OpenApp, SparrowServer, launch_server, page_opener
+from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server
 from tests.runtime.foreign import Foreign
 
 pytestmark = pytest.mark.e2e
@@ -26,18 +25,9 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
-    home = tmp_path_factory.mktemp("sparrow-home")
-    start_autonomous(home)
-    sessions = tmp_path_factory.mktemp("no-sessions")
-    env = {"CLAUDE_CONFIG_DIR": str(sessions / "c"), "CODEX_HOME": str(sessions / "x")}
-    with launch_server(home, env) as running:
+    with autonomous_server(tmp_path_factory) as running:
         yield running
 
-
-@pytest.fixture
-def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
-    with page_opener(browser, server) as open_page:
-        yield open_page
 
 
 def waiting_script(tmp_path: Path, gate: Path) -> Path:

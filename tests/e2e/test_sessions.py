@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from server.core.paths import resolve_paths
 from server.engine.store.store import Store
-from tests.conftest import start_autonomous
-from tests.e2e.conftest import OpenApp, SparrowServer, launch_server, page_opener
+from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server
 
 pytestmark = pytest.mark.e2e
 
@@ -32,18 +31,9 @@ SMALL = {"width": 800, "height": 600}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparrowServer]:
-    home = tmp_path_factory.mktemp("sparrow-home")
-    start_autonomous(home)
-    sessions = tmp_path_factory.mktemp("no-sessions")
-    env = {"CLAUDE_CONFIG_DIR": str(sessions / "c"), "CODEX_HOME": str(sessions / "x")}
-    with launch_server(home, env) as running:
+    with autonomous_server(tmp_path_factory) as running:
         yield running
 
-
-@pytest.fixture
-def open_app(browser: Browser, server: SparrowServer) -> Iterator[OpenApp]:
-    with page_opener(browser, server) as open_page:
-        yield open_page
 
 
 def api(page: Page, server: SparrowServer, method: str, path: str, body: Any = None) -> Any:
