@@ -5,6 +5,7 @@ and Run now starting an ordinary run that opens like any other."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,6 +88,11 @@ def test_write_an_agent_see_its_schedule_and_run_it_now(
     page.screenshot(path=artifacts / "agents-list.png")
     started.click()
     expect(page.get_by_test_id("run-status")).to_have_text("completed", timeout=30_000)
+    # The sidebar says which agent started the conversation (GET /api/sessions).
+    session = page.locator(f'[data-testid="run-item"][data-run-id="{started.inner_text()}"]')
+    expect(session.get_by_test_id("session-agent")).to_have_text("agent greeter")
+    expect(session).to_have_attribute("aria-label", re.compile(r"started by the agent greeter"))
+    page.screenshot(path=artifacts / "agents-session-in-sidebar.png")
 
     page.get_by_test_id("agents-tab").click()
     invalid.get_by_test_id("agent-edit").click()
@@ -101,7 +107,7 @@ def test_delete_asks_first_and_is_refused_while_the_agents_run_goes(
     folder = sparrow_server.home / "config" / "agents"
     folder.mkdir(parents=True, exist_ok=True)
     # Supervised: the demo's write waits for an answer, so its run goes on.
-    text = f"---\nworkspace: {workspace}\nmodel: demo\nmode: supervised\n---\nSay hello.\n"
+    text = f"---\nworkspace: {workspace}\nmodel: demo\nmode: supervised\n---\nKeep watch.\n"
     (folder / "keeper.agent.md").write_text(text)
     (folder / "spare.agent.md").write_text(text)
     page.get_by_test_id("runs-tab").click()

@@ -58,6 +58,9 @@ def test_agents_written_listed_read_run_and_deleted(
     runs = client.get("/api/runs").json()["runs"]
     assert [(r["id"], r["agent"]) for r in runs] == [(run["id"], "tidy")]
     assert client.get(f"/api/runs/{run['id']}").json()["run"]["agent"] == "tidy"
+    [session] = client.get("/api/sessions").json()["sessions"]
+    assert (session["id"], session["agent"]) == (run["session_id"], "tidy")
+    assert client.get(f"/api/sessions/{run['session_id']}").json()["agent"] == "tidy"
     last = client.get("/api/agents").json()["agents"][0]["last_run"]
     assert (last["id"], last["status"], last["trigger"]) == (run["id"], "completed", "hand")
 
