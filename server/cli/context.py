@@ -9,14 +9,24 @@ from server.core.redaction import redact
 from server.engine.store import Store
 
 
-def open_state() -> tuple[Paths, Store]:
-    """The paths and the store, with the sessions past the age limit deleted."""
-    from server.runtime.sessions import apply_retention
+def open_state(*, retention: bool = True) -> tuple[Paths, Store]:
+    """The paths and the store, with the sessions past the age limit deleted.
 
+    ``retention=False`` for a command that may continue a session: applied
+    first, the age limit would delete the very session the user continues (one
+    idle for longer than the limit). Such a command applies it once its run
+    exists (``apply_retention``): the run keeps its session."""
     paths = resolve_paths().ensure()
     store = Store(paths.database)
-    apply_retention(paths, store)
+    if retention:
+        apply_retention(paths, store)
     return paths, store
+
+
+def apply_retention(paths: Paths, store: Store) -> None:
+    from server.runtime.sessions import apply_retention as apply
+
+    apply(paths, store)
 
 
 def fail(message: str, code: int = 1) -> int:

@@ -15,7 +15,9 @@ from server.runtime.sessions import NoSuchSession, resume_request
 
 
 def handle(args: argparse.Namespace) -> int:
-    _, store = open_state()
+    # follow_run applies the age limit once the follow-up exists: not before, when
+    # it would delete the very session resumed here.
+    _, store = open_state(retention=False)
     try:
         request = resume_request(store, args.session_id, args.task)
     except (NoSuchSession, RunRequestError) as exc:

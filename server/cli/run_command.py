@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 
-from server.cli.context import fail, open_state
+from server.cli.context import apply_retention, fail, open_state
 from server.cli.render import HumanRenderer, JsonRenderer
 from server.cli.tty_approver import NotInteractive, TtyApprover, choose_approver
 from server.core.events import RunFinished
@@ -88,7 +88,8 @@ def run_in_terminal(request: RunRequest, *, json_out: bool, yes: bool) -> int:
 
 async def follow_run(start: Callable[[RunManager], RunInfo], renderer: Renderer) -> int:
     """Start a run (``start``) in this process and print it as it happens."""
-    paths, store = open_state()
+    # The age limit once the run exists: a session continued here is never deleted.
+    paths, store = open_state(retention=False)
     bus = EventBus()
     try:
         # The terminal is this run's only reader: a generous queue, never a lagged drop.
@@ -100,6 +101,7 @@ async def follow_run(start: Callable[[RunManager], RunInfo], renderer: Renderer)
                         info = start(runs)
                     except RunRequestError as exc:
                         return fail(str(exc), 2)
+                    apply_retention(paths, store)
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(_cancel_on_signal, runs, info.id, signals)
                         status = await _follow(subscription, renderer)

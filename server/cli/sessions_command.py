@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from server.cli.context import fail, open_state
+from server.cli.runs_command import agent_cell
 from server.core import formatting
 from server.engine.store import SessionInfo, Store
 from server.runtime.session_export import export
@@ -45,7 +46,7 @@ def _list(store: Store, args: argparse.Namespace) -> int:
     if not sessions:
         print("no sessions yet" + (f" in {workspace}" if workspace else ""))
         return 0
-    print(f"{'SESSION':<26} {'STATUS':<11} {'RUNS':>4} {'TOKENS':>9} {'COST':>8}  "
+    print(f"{'SESSION':<26} {'STATUS':<11} {'AGENT':<12} {'RUNS':>4} {'TOKENS':>9} {'COST':>8}  "
           f"{'ACTIVE':<10}  TITLE / WORKSPACE")
     for info in sessions:
         print(_line(info))
@@ -56,7 +57,8 @@ def _line(info: SessionInfo) -> str:
     title = info.title if len(info.title) <= 40 else info.title[:39] + "…"
     cost = "-" if info.cost is None else f"${info.cost:.2f}"
     return (
-        f"{info.id:<26} {info.status:<11} {info.runs:>4} {info.tokens:>9,} {cost:>8}  "
+        f"{info.id:<26} {info.status:<11} {agent_cell(info.agent):<12} {info.runs:>4} "
+        f"{info.tokens:>9,} {cost:>8}  "
         f"{formatting.age(info.last_run.created_at):<10}  {title}  ({info.workspace})"
     )
 

@@ -162,6 +162,15 @@ class AgentRuntime:
         return agent
 
     def delete(self, name: str) -> bool:
+        """False when there is no such file. Refused (RunRequestError) while the
+        agent's run goes, here or in another Sparrow process: its file is what
+        says which agent the run belongs to, and what the tray lists to stop."""
+        going = self.live_run(name)
+        if going is not None:
+            raise RunRequestError(
+                f"the agent {name!r} is running ({going.id}): stop it or wait for it "
+                "before you delete it"
+            )
         gone = self.folder.delete(name)
         if gone:
             self._changed()

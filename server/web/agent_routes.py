@@ -73,9 +73,12 @@ async def put_agent(request: Request) -> JSONResponse:
 async def delete_agent(request: Request) -> JSONResponse:
     try:
         name = _name(request)
+        deleted = _agents(request).delete(name)
     except AgentFileError as exc:
         return error(400, str(exc))
-    if not _agents(request).delete(name):
+    except RunRequestError as exc:
+        return error(409, str(exc))
+    if not deleted:
         return error(404, f"no agent {name!r}")
     return JSONResponse({"deleted": name})
 

@@ -108,3 +108,30 @@ def test_edit_opens_the_editor_on_a_terminal_and_checks_the_result(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "saved nightly: valid, scheduled @daily" in done.stdout
     assert 'schedule: "@daily"' in path.read_text()
+
+
+def test_runs_and_sessions_name_the_agent_that_started_them(
+    paths: Paths, workspace: Path
+) -> None:
+    write_agent(paths, "night-gardener", f"workspace: {workspace}\nmodel: demo\n")
+    by_agent = ndjson(sparrow("agent", "run", "night-gardener", "--json").stdout)[0]
+    by_hand = ndjson(sparrow("run", "--demo", "-w", str(workspace), "--json", "hi").stdout)[0]
+    # A follow-up someone typed keeps the session the agent's: it started it.
+    sparrow("run", "--demo", "--continue", by_agent["run_id"], "--json", "and then?")
+
+    runs = ndjson(sparrow("runs", "--json").stdout)
+    assert [(r["session_id"], r["agent"]) for r in runs] == [
+        (by_agent["session_id"], None), (by_hand["session_id"], None),
+        (by_agent["session_id"], "night-gardener"),
+    ]
+    sessions = ndjson(sparrow("sessions", "--json").stdout)
+    assert [(s["id"], s["agent"], s["runs"]) for s in sessions] == [
+        (by_agent["session_id"], "night-gardener", 2), (by_hand["session_id"], None, 1)
+    ]
+    table = sparrow("sessions").stdout.splitlines()
+    assert table[0].split()[:3] == ["SESSION", "STATUS", "AGENT"]
+    assert table[1].split()[:3] == [by_agent["session_id"], "completed", "night-garde…"]
+    assert table[2].split()[:3] == [by_hand["session_id"], "completed", "-"]
+    listed = sparrow("runs").stdout.splitlines()
+    assert listed[0].split()[:3] == ["RUN", "STATUS", "AGENT"]
+    assert [line.split()[2] for line in listed[1:]] == ["-", "-", "night-garde…"]

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from server.cli import replay_command
+from server.core.paths import resolve_paths
 from tests.cli.test_cli import ndjson, sparrow
 
 
@@ -86,3 +89,47 @@ def test_replay_pace_scales_the_recorded_gaps(monkeypatch: pytest.MonkeyPatch) -
     for ts in (1.0, 50.0):
         at_once.wait(ts)
     assert slept == []
+
+
+def _age(session: str, days: float) -> None:
+    """Make ``session`` look idle for ``days`` (as if last used that long ago)."""
+    db = sqlite3.connect(resolve_paths().database)
+    with db:
+        db.execute("UPDATE sessions SET last_active = ? WHERE id = ?",
+                   (time.time() - days * 86_400, session))
+    db.close()
+
+
+def test_continuing_an_old_session_keeps_it_past_the_age_limit(
+    workspace: Path, tmp_path: Path, sparrow_home: Path
+) -> None:
+    """`[sessions] keep_days` deletes idle sessions at the start of a command:
+    not the one `sparrow run --continue` or `sparrow resume` continues."""
+    first = ndjson(sparrow("run", "Plant tulips", "-w", str(workspace), "--json",
+                           "--script", _script(tmp_path, "1.json", "Planted.")).stdout)
+    other = ndjson(sparrow("run", "Forgotten", "-w", str(workspace), "--json",
+                           "--script", _script(tmp_path, "2.json", "Ok.")).stdout)
+    session, stale = first[0]["session_id"], other[0]["session_id"]
+    with (sparrow_home / "config" / "config.toml").open("a") as config:
+        config.write("\n[sessions]\nkeep_days = 3\n")
+    for old in (session, stale):
+        _age(old, 10)
+
+    went_on = sparrow("run", "--continue", first[0]["run_id"], "And roses?", "--json",
+                      "--script", _script(tmp_path, "3.json", "Roses too."), check=False)
+    assert went_on.returncode == 0, went_on.stderr
+    follow = ndjson(went_on.stdout)
+    assert follow[0]["session_id"] == session and follow[-1]["status"] == "completed"
+    listed = {s["id"]: s for s in ndjson(sparrow("sessions", "--json").stdout)}
+    assert list(listed) == [session]  # the other old one went, as the limit says
+    assert listed[session]["runs"] == 2
+
+    _age(session, 10)
+    resumed = sparrow("resume", session, "And then?", "--json",
+                      "--script", _script(tmp_path, "4.json", "Water them."), check=False)
+    assert resumed.returncode == 0, resumed.stderr
+    assert ndjson(resumed.stdout)[0]["session_id"] == session
+    runs = [r["id"] for r in ndjson(sparrow("runs", "--json").stdout)]
+    assert runs[-2:] == [follow[0]["run_id"], first[0]["run_id"]] and len(runs) == 3
+    info = ndjson(sparrow("sessions", "--json").stdout)
+    assert [(s["id"], s["runs"]) for s in info] == [(session, 3)]

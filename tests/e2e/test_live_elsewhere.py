@@ -1,7 +1,8 @@
 """A run started by ``sparrow run`` in another process, seen live in the app:
 it joins the conversations list without a reload, its events show while it
-runs, Cancel in the window reaches its terminal, and one whose process is
-killed ends as interrupted before anyone restarts anything."""
+runs, Cancel in the window reaches its terminal, one whose process is killed
+ends as interrupted before anyone restarts anything, and a terminal's follow-up
+of the finished session open in the window is followed there live."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from playwright.sync_api import Page, expect
 
 from tests.cli.test_cli import SPARROW
 from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server
+from tests.e2e.test_sessions import api, demo, open_session
 from tests.runtime.foreign import Foreign
 
 pytestmark = pytest.mark.e2e
@@ -211,3 +213,55 @@ def test_a_terminal_runs_question_shows_with_where_to_answer_it(
         card.screenshot(path=str(artifacts / "live-elsewhere-approval.png"))
     finally:
         far.close()
+
+
+def test_a_terminal_follow_up_of_the_open_finished_session_shows_live(
+    open_app: OpenApp, server: SparrowServer, tmp_path: Path, artifacts: Path
+) -> None:
+    """A finished session open in the window (a replay) follows a `sparrow run
+    --continue` of it started in a terminal: the replay gives way to the new
+    run, drawn live, without a reload."""
+    page = open_app()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first = demo(page, server, "Finished before the terminal", workspace=workspace)
+    open_session(page, first["id"])
+    expect(page.get_by_test_id("run-status")).to_have_text("completed")
+    page.evaluate("window.notReloaded = true")
+    gate = tmp_path / "go"
+    process = subprocess.Popen(
+        [SPARROW, "run", "--continue", first["id"], "--script",
+         str(waiting_script(tmp_path, gate)), "--json", "Carry on from the terminal"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "SPARROW_HOME": str(server.home)},
+    )
+    try:
+        expect(page.get_by_test_id("replay-bar")).to_be_hidden(timeout=30_000)
+        entries = page.get_by_test_id("task-entry")
+        expect(entries).to_have_count(2)
+        expect(entries.last).to_contain_text("Carry on from the terminal")
+        transcript = page.get_by_test_id("transcript")
+        # Drawn while it goes: the run waits on the gate.
+        expect(transcript).to_contain_text("Now I wait for the go-ahead.", timeout=30_000)
+        expect(page.get_by_test_id("run-status")).to_have_text("running")
+        expect(page.get_by_test_id("run-elsewhere")).to_contain_text("sparrow run")
+        assert process.poll() is None, "the run ended before its events were seen"
+        page.screenshot(path=str(artifacts / "live-elsewhere-follow-up.png"))
+        gate.touch()
+        expect(page.get_by_test_id("run-end")).to_have_count(2, timeout=30_000)
+        expect(page.get_by_test_id("run-end").last).to_have_attribute("data-status", "completed")
+        expect(page.get_by_test_id("run-status")).to_have_text("completed")
+        assert process.wait(timeout=60) == 0
+        runs = api(page, server, "GET", f"/api/sessions/{first['session_id']}")["runs"]
+        assert [r["task"] for r in runs] == [
+            "Finished before the terminal", "Carry on from the terminal"
+        ]
+        # The address follows the conversation's newest run; the page never reloaded.
+        assert page.url.endswith(f"#run={runs[1]['id']}")
+        assert page.evaluate("window.notReloaded") is True
+    finally:
+        gate.touch()
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -207,6 +207,26 @@ def test_resume_on_a_finished_session_shows_its_follow_up_live(
     page.screenshot(path=str(artifacts / "sessions-resumed-1400.png"))
 
 
+def test_a_follow_up_from_another_window_leaves_the_replay_here(
+    open_app: OpenApp, server: SparrowServer, tmp_path: Path
+) -> None:
+    """Two windows on one finished session: the one that resumes it and the one
+    that only watches both show the follow-up live (the watcher without a reload)."""
+    watcher = open_app()
+    run = demo(watcher, server, "Watched from two windows", workspace=tmp_path)
+    open_session(watcher, run["id"])
+    other = open_app()
+    resumed = api(other, server, "POST", f"/api/sessions/{run['session_id']}/resume",
+                  {"task": "Sent from the other window", "model": "demo"})["run"]
+    expect(watcher.get_by_test_id("replay-bar")).to_be_hidden(timeout=30_000)
+    entries = watcher.get_by_test_id("task-entry")
+    expect(entries).to_have_count(2)
+    expect(entries.last).to_contain_text("Sent from the other window")
+    expect(watcher.get_by_test_id("run-end")).to_have_count(2, timeout=RUN_TIMEOUT_S * 1000)
+    expect(watcher.get_by_test_id("run-status")).to_have_text("completed")
+    assert watcher.url.endswith(f"#run={resumed['id']}")
+
+
 def test_export_and_delete_a_session(
     open_app: OpenApp, server: SparrowServer, tmp_path: Path
 ) -> None:

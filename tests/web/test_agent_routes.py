@@ -13,7 +13,7 @@ from server.core.paths import Paths
 from server.engine.agents.records import BASELINE, AgentRecords
 from server.engine.store import Store
 from server.web.app import create_app
-from tests.web.conftest import BASE, PORT, TOKEN
+from tests.web.conftest import BASE, PORT, TOKEN, WS
 from tests.web.test_api import wait_finished
 
 
@@ -58,6 +58,9 @@ def test_agents_written_listed_read_run_and_deleted(
     runs = client.get("/api/runs").json()["runs"]
     assert [(r["id"], r["agent"]) for r in runs] == [(run["id"], "tidy")]
     assert client.get(f"/api/runs/{run['id']}").json()["run"]["agent"] == "tidy"
+    [session] = client.get("/api/sessions").json()["sessions"]
+    assert (session["id"], session["agent"]) == (run["session_id"], "tidy")
+    assert client.get(f"/api/sessions/{run['session_id']}").json()["agent"] == "tidy"
     last = client.get("/api/agents").json()["agents"][0]["last_run"]
     assert (last["id"], last["status"], last["trigger"]) == (run["id"], "completed", "hand")
 
@@ -104,3 +107,27 @@ def test_the_app_runs_the_scheduler_a_time_missed_while_closed_runs_at_start(
         assert [r["agent"] for r in runs] == ["catchup"], "the missed time did not run at start"
         last = client.get("/api/agents").json()["agents"][0]["last_run"]
         assert last["trigger"] == "schedule"
+
+
+def test_an_agent_whose_run_goes_is_not_deleted(
+    client: TestClient, workspace: Path, paths: Paths
+) -> None:
+    # Supervised: the demo's write waits for an answer, so the run goes on.
+    text = agent_file(workspace, "mode: supervised\n")
+    assert client.put("/api/agents/busy", json={"text": text}).status_code == 201
+    run = client.post("/api/agents/busy/run").json()["run"]
+    with client.websocket_connect(WS) as ws:
+        ws.send_json({"op": "subscribe", "run_id": run["id"]})
+        while ws.receive_json()["type"] != "approval_requested":
+            pass
+    refused = client.delete("/api/agents/busy")
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "error": f"the agent 'busy' is running ({run['id']}): stop it or wait for it "
+        "before you delete it"
+    }
+    assert (paths.agents / "busy.agent.md").read_text() == text
+    assert client.post("/api/agents/busy/stop").status_code == 202
+    assert wait_finished(client, run["id"])["status"] == "cancelled"
+    assert client.delete("/api/agents/busy").json() == {"deleted": "busy"}
+    assert not (paths.agents / "busy.agent.md").exists()

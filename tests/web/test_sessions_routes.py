@@ -15,7 +15,7 @@ from tests.web.test_conversation_routes import _run
 
 SESSION_KEYS = {
     "id", "workspace", "title", "models", "status", "tokens", "cost", "started_at", "ended_at",
-    "parent", "runs", "last_run", "created_at",
+    "parent", "agent", "runs", "last_run", "created_at",
 }
 
 

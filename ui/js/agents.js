@@ -2,7 +2,8 @@
 // schedule, next and last run and a Run now button; the invalid files with
 // their reasons; and an editor of one file's whole text. The server checks a
 // file before it writes it: a refused save shows the reason and loses nothing
-// typed (docs/api.md, "Agents").
+// typed (docs/api.md, "Agents"). Delete asks first, and the server refuses it
+// while the agent's run goes: the dialog then says why.
 
 import { agentsApi } from "./api.js";
 import { byId, h, showText } from "./dom.js";
@@ -55,8 +56,28 @@ export class AgentsView {
       event.preventDefault();
       this.save();
     });
+    this.deleting = null; // the name the delete dialog is about
+    this.dialog = this.makeDialog();
     this.text.addEventListener("input", () => this.text.removeAttribute("aria-invalid"));
     this.nameInput.addEventListener("input", () => this.nameInput.removeAttribute("aria-invalid"));
+  }
+
+  makeDialog() {
+    this.dialogText = h("p", { class: "confirm-text" });
+    this.dialogError = h("p", { class: "form-error", role: "alert", dataset: { testid: "agent-delete-error" }, hidden: true });
+    this.confirm = h("button", { type: "button", class: "btn btn-danger", dataset: { testid: "agent-delete-confirm" },
+      on: { click: () => this.doDelete() } }, "Delete");
+    const dialog = h("dialog", { class: "confirm-dialog", dataset: { testid: "agent-delete-dialog" },
+                                 "aria-labelledby": "agent-delete-title" },
+      h("h2", { class: "confirm-title", id: "agent-delete-title" }, "Delete this agent?"),
+      this.dialogText,
+      this.dialogError,
+      h("div", { class: "confirm-actions" },
+        h("button", { type: "button", class: "btn btn-ghost", dataset: { testid: "agent-delete-cancel" },
+          on: { click: () => dialog.close() } }, "Cancel"),
+        this.confirm));
+    document.body.append(dialog);
+    return dialog;
   }
 
   show() {
@@ -102,6 +123,7 @@ export class AgentsView {
     run.addEventListener("click", () => this.run(agent.name, run));
     const edit = h("button", { type: "button", class: "btn btn-secondary btn-small", dataset: { testid: "agent-edit" } }, "Edit");
     edit.addEventListener("click", () => this.openEditor(agent.name));
+    const remove = this.deleteButton(agent.name);
     return h(
       "li",
       { class: "agent", dataset: { testid: "agent", name: agent.name } },
@@ -110,7 +132,7 @@ export class AgentsView {
         h("span", { class: "agent-schedule", dataset: { testid: "agent-schedule" } }, agent.schedule || "manual"),
         h("span", { class: "agent-next", dataset: { testid: "agent-next" },
                     title: agent.next_run ? absoluteTime(agent.next_run) : null }, nextRun(agent)),
-        h("span", { class: "agent-actions" }, run, edit)),
+        h("span", { class: "agent-actions" }, run, edit, remove)),
       h("div", { class: "agent-meta" },
         h("span", { class: "agent-workspace", title: agent.workspace }, agent.workspace),
         h("span", {}, agent.model || "default model"),
@@ -128,7 +150,7 @@ export class AgentsView {
       h("div", { class: "agent-head" },
         h("span", { class: "agent-name" }, bad.name),
         h("span", { class: "agent-flag" }, "invalid"),
-        h("span", { class: "agent-actions" }, edit)),
+        h("span", { class: "agent-actions" }, edit, this.deleteButton(bad.name))),
       h("p", { class: "agent-reason", dataset: { testid: "agent-reason" } }, bad.reason),
     );
   }
@@ -145,6 +167,39 @@ export class AgentsView {
     } catch (error) {
       showText(this.error, error.message);
     }
+    await this.load();
+  }
+
+  deleteButton(name) {
+    return h("button", { type: "button", class: "btn btn-danger-ghost btn-small", dataset: { testid: "agent-delete" },
+                         on: { click: () => this.confirmDelete(name) } }, "Delete");
+  }
+
+  confirmDelete(name) {
+    this.deleting = name;
+    this.dialogText.textContent = `“${name}”: its file goes (its past runs stay in the sessions). ` +
+      "A schedule it had no longer starts it. This cannot be undone.";
+    showText(this.dialogError, "");
+    this.confirm.disabled = false;
+    this.dialog.showModal();
+    this.confirm.focus();
+  }
+
+  async doDelete() {
+    const name = this.deleting;
+    this.confirm.disabled = true;
+    try {
+      await agentsApi.remove(name);
+    } catch (error) {
+      // Refused while its run goes: the reason says so; the dialog stays to be read.
+      showText(this.dialogError, `Could not delete: ${error.message}`);
+      this.confirm.disabled = false;
+      return;
+    }
+    this.dialog.close();
+    if (this.editing === name) this.closeEditor();
+    this.notice.replaceChildren(`Deleted ${name}.`);
+    this.notice.hidden = false;
     await this.load();
   }
 

@@ -153,6 +153,7 @@ export const agentsApi = {
   get: (name) => request("GET", `/api/agents/${enc(name)}`),
   put: async (name, text) => (await request("PUT", `/api/agents/${enc(name)}`, { text })).agent,
   run: async (name) => (await request("POST", `/api/agents/${enc(name)}/run`)).run,
+  remove: (name) => request("DELETE", `/api/agents/${enc(name)}`),
 };
 
 // The sessions section of the API (docs/api.md, "Sessions"): the paged list,

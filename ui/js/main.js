@@ -261,6 +261,8 @@ document.addEventListener("drop", (event) => {
 const everything = new LiveSocket({
   onEvent: (event) => {
     runs.applyEvent(event);
+    // A follow-up of the open conversation started elsewhere: the view follows it live.
+    if (event.type === "run_started") view.replay.adopt(event);
     // An agent's run that ends changes its row (last run, Run now again).
     if (event.type === "run_finished") agents.refresh();
   },

@@ -360,6 +360,7 @@ export class RunView {
     const run = isFinal(this.status) && this.sessionId
       ? await sessionsApi.resume(this.sessionId, task, model, attachments)
       : await api.createRun({ task, model, attachments, continueFrom: this.lastRunId });
+    if (this.runIds.includes(run.id)) return; // its run_started came first: replay.adopt followed it
     this.replay.leave();
     if (run.session_id && this.sessionId && run.session_id !== this.sessionId) {
       // Resumed from its handoff doc: a new session, opened as such.
@@ -385,6 +386,7 @@ export class RunView {
     this.contextBar.compactButton.disabled = true;
     try {
       const run = await api.compactRun(runId);
+      if (run.id !== runId && this.runIds.includes(run.id)) return; // followed already (replay.adopt)
       if (run.id !== runId) {
         this.replay.leave();
         this.runIds.push(run.id);

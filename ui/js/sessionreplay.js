@@ -2,10 +2,13 @@
 // events (GET /api/runs/{id}/events) through the view's own event handling,
 // under the replay bar (scrubber.js). A follow-up makes it live again: the
 // ended runs are not subscribed to, their events are kept to draw them again
-// if the view must be redrawn. Also where a search hit waits to be shown
-// until the event it names has been drawn, live or replayed.
+// if the view must be redrawn. A follow-up started elsewhere (a terminal's
+// `sparrow run --continue` or `sparrow resume`, another window) does the same
+// once its run_started arrives on the all-runs socket (`adopt`). Also where a
+// search hit waits to be shown until the event it names has been drawn, live
+// or replayed.
 
-import { sessionsApi } from "./api.js";
+import { api, sessionsApi } from "./api.js";
 import { ReplayBar } from "./scrubber.js";
 
 export class SessionReplay {
@@ -41,6 +44,38 @@ export class SessionReplay {
     this.recorded = this.bar.events;
     this.bar.stop();
     this.active = false;
+  }
+
+  /**
+   * `event` (from the all-runs socket) starts a run: when it is a new run of the
+   * open conversation, leave the replay and follow it live, as a follow-up sent
+   * from this window is followed. True when it did.
+   */
+  adopt(event) {
+    const view = this.view;
+    const id = event.run_id;
+    if (event.type !== "run_started" || !event.session_id || event.session_id !== view.sessionId) return false;
+    // Still loading (its runs, this one perhaps among them), closed, or known already.
+    if (!view.runIds.length || !view.socket || view.runIds.includes(id)) return false;
+    this.leave();
+    view.runIds.push(id);
+    view.transcript.accept(id);
+    view.socket.subscribe(id);
+    const run = {
+      id, session_id: event.session_id, task: event.task, workspace: event.workspace,
+      model: event.model, status: "running", created_at: event.ts,
+    };
+    view.fillHeader(run);
+    view.setStatus("running", "", id);
+    view.runId = id;
+    view.onFollowUp(run);
+    // Who runs it (another process: where its approvals are answered) is the server's to say.
+    api.getRun(id).then((info) => {
+      if (!info || view.lastRunId !== id) return;
+      if (info.elsewhere) view.transcript.elsewhere.set(id, info.elsewhere);
+      view.fillHeader(info);
+    }).catch(() => {});
+    return true;
   }
 
   /** Another conversation is opened. */

@@ -2,9 +2,9 @@
 // Pages come from GET /api/sessions (`next` is the cursor of the following
 // one) as the reader scrolls near the end, so a long history is never loaded
 // whole. Rows are grouped by day of last activity, and within a day by
-// workspace; each shows its title, status, models, tokens and cost (an
-// unknown cost says so, never $0). Live updates stay runs.js's: this only
-// fetches, lays out and fills rows.
+// workspace; each shows its title, status, the agent that started it (if
+// one did), models, tokens and cost (an unknown cost says so, never $0). Live
+// updates stay runs.js's: this only fetches, lays out and fills rows.
 
 import { sessionsApi } from "./api.js";
 import { h } from "./dom.js";
@@ -105,8 +105,11 @@ export class SessionSidebar extends RunsList {
 
   /** As runs.js does, and a run that ends brings its session's new figures (tokens, cost). */
   applyEvent(event) {
+    const known = this.sessions.has(event.session_id || this.sessionOf.get(event.run_id));
     super.applyEvent(event);
-    if (event.type === "run_finished") this.refreshSoon();
+    // A new session's row is made from the event, which does not say which agent
+    // (if any) started it: the server's row does.
+    if (event.type === "run_finished" || (event.type === "run_started" && !known)) this.refreshSoon();
   }
 
   /** Forget a deleted session. */
@@ -209,6 +212,7 @@ export class SessionSidebar extends RunsList {
       h(
         "span",
         { class: "run-item-meta session-figures" },
+        h("span", { class: "session-agent", "data-testid": "session-agent" }),
         h("span", { class: "session-models", "data-testid": "session-models" }),
         h("span", { class: "session-tokens", "data-testid": "session-tokens" }),
         h("span", { class: "session-cost", "data-testid": "session-cost" }),
@@ -233,7 +237,10 @@ export class SessionSidebar extends RunsList {
     const text = session.title || run.task;
     title.textContent = firstLine(text) || "(no task)";
 
-    const [models, tokens, cost, count, time] = figures.children;
+    const [agent, models, tokens, cost, count, time] = figures.children;
+    agent.textContent = session.agent ? `agent ${session.agent}` : "";
+    agent.hidden = !session.agent;
+    agent.title = session.agent ? `Started by the agent ${session.agent}` : "";
     const listed = (session.models ?? []).filter(Boolean);
     const names = listed.length ? listed : [run.model].filter(Boolean);
     models.textContent = names.join(", ");
@@ -258,7 +265,8 @@ export class SessionSidebar extends RunsList {
     const asks = run.waiting > 0 ? ", waits for your approval" : "";
     const exchanges = session.runs > 1 ? `, ${session.runs} exchanges` : "";
     const ws = baseName(session.workspace || run.workspace);
+    const by = session.agent ? `, started by the agent ${session.agent}` : "";
     button.setAttribute("aria-label",
-      `${firstLine(text, 80)}, ${status}${asks}${exchanges}, in ${ws}${spent ? `, ${spent}` : ""}`);
+      `${firstLine(text, 80)}, ${status}${asks}${exchanges}${by}, in ${ws}${spent ? `, ${spent}` : ""}`);
   }
 }

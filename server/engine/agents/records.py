@@ -8,8 +8,10 @@ one row per (agent, scheduled time); its primary key is the claim that lets
 only one of several Sparrow processes start a given firing, and its latest
 row per agent is the last scheduled time, from which missed ones are counted.
 
-Both are created here with IF NOT EXISTS: they are additions beside the
-migrated schema, read only by this module."""
+Both are created with IF NOT EXISTS: they are additions beside the migrated
+schema. ``agent_firings`` is read only by this module; ``agent_runs`` also by
+the session list (the agent of a session's first run), so its schema lives
+with the store (``server.engine.store.agent_runs``)."""
 
 from __future__ import annotations
 
@@ -19,15 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server.engine.store import Store
+from server.engine.store.agent_runs import SCHEMA as AGENT_RUNS
 
 SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS agent_runs (
-        run_id TEXT PRIMARY KEY,
-        agent TEXT NOT NULL,
-        trigger TEXT NOT NULL,
-        fire_time REAL,
-        created_at REAL NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS agent_runs_by_agent ON agent_runs (agent, created_at)",
+    *AGENT_RUNS,
     """CREATE TABLE IF NOT EXISTS agent_firings (
         agent TEXT NOT NULL,
         fire_time REAL NOT NULL,

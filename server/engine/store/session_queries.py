@@ -20,9 +20,16 @@ _LATEST = (
     "JOIN runs r ON r.id = (SELECT id FROM runs WHERE session_id = s.id "
     "ORDER BY created_at DESC, id DESC LIMIT 1)"
 )
+# The agent that started the session: its first run's, two index probes per
+# session listed (agent_runs is keyed by run, runs by session and time).
+_AGENT = (
+    "(SELECT a.agent FROM agent_runs a WHERE a.run_id = (SELECT id FROM runs "
+    "WHERE session_id = s.id ORDER BY created_at, id LIMIT 1))"
+)
 SESSION_COLUMNS = (
     "s.id, s.workspace, s.title, s.created_at, s.models, s.tokens, s.cost, s.cost_unknown, "
-    "s.parent, s.last_active, (SELECT COUNT(*) FROM runs WHERE session_id = s.id), r.id"
+    f"s.parent, s.last_active, (SELECT COUNT(*) FROM runs WHERE session_id = s.id), r.id, "
+    f"{_AGENT}"
 )
 # A word found in very many pieces would cost a bm25 score for each: the best
 # are taken among this many of the newest matching pieces (row ids follow time).
@@ -50,6 +57,7 @@ class SessionRow:
     last_active: float
     runs: int
     last_run: str
+    agent: str | None
 
     @classmethod
     def of(cls, row: tuple[Any, ...]) -> SessionRow:
@@ -70,6 +78,7 @@ class SessionRow:
             last_active=active,
             runs=row[10],
             last_run=row[11],
+            agent=row[12],
         )
 
 

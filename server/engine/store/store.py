@@ -15,6 +15,7 @@ from typing import Any
 from peewee import SqliteDatabase
 
 from server.core.redaction import redact
+from server.engine.store.agent_runs import ensure_agent_runs
 from server.engine.store.liveness import RunLocks
 from server.engine.store.migrations import apply_migrations
 from server.engine.store.orphans import close_transcript, read_end
@@ -82,6 +83,7 @@ class SessionInfo:
     tokens: int = 0
     cost: float | None = None  # USD; None: not known (a model of unknown price)
     parent: str | None = None  # the session it was resumed from (its handoff doc)
+    agent: str | None = None  # the agent that started it (its first run); None: a person
 
     @property
     def status(self) -> str:
@@ -103,6 +105,7 @@ class SessionInfo:
             "started_at": self.created_at,
             "ended_at": self.ended_at,
             "parent": self.parent,
+            "agent": self.agent,
             "created_at": self.created_at,
             "runs": self.runs,
             "last_run": self.last_run.to_dict(),
@@ -126,6 +129,7 @@ class Store:
         self.db.bind(MODELS)
         self.db.connect(reuse_if_open=True)
         apply_migrations(self.db)
+        ensure_agent_runs(self.db)  # the session list reads it
         self._close_orphans()
 
     def close(self) -> None:
@@ -311,6 +315,7 @@ class Store:
             SessionInfo(
                 row.id, row.workspace, row.title, row.created_at, row.runs, last[row.last_run],
                 models=tuple(row.models), tokens=row.tokens, cost=row.cost, parent=row.parent,
+                agent=row.agent,
             )
             for row in rows
         ]

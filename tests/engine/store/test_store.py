@@ -6,6 +6,8 @@ from server.engine.store.migrations import MIGRATIONS
 
 EXPECTED_SCHEMA = {
     "migrations": ["name", "applied_at"],
+    # Beside the migrations (server/engine/store/agent_runs.py): the session list reads it.
+    "agent_runs": ["run_id", "agent", "trigger", "fire_time", "created_at"],
     "sessions": [
         "id",
         "workspace",
