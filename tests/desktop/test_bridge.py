@@ -53,7 +53,14 @@ def test_open_external_passes_the_url_on() -> None:
 def test_the_page_sees_only_the_intended_methods() -> None:
     # pywebview exposes every public attribute of the js_api object to the page.
     public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
-    assert public == {"page_ready", "choose_folder", "open_external", "save_file", "quit"}
+    assert public == {
+        "page_ready",
+        "choose_folder",
+        "open_external",
+        "save_file",
+        "quit",
+        "page_shows",
+    }
 
 
 def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> None:
