@@ -57,6 +57,7 @@ class Background:
         self._ended = False
         self._quitting = False
         self._view = View()  # what the window shows: no notice of the run in front
+        self.cut: tuple[str, ...] = ()  # the runs Quit cut before a safe point
         self.settings = self._settings()
 
     @staticmethod
@@ -190,6 +191,7 @@ class Background:
                     withdraw=service.desk.withdraw,
                     bound=self.settings.quit_wait_seconds,
                 ).run()
+                self.cut = result.cut
                 if result.cut:
                     log.warning("quit before a safe point: %s", ", ".join(result.cut))
         finally:
