@@ -10,13 +10,21 @@ warning, and says what to notify and what to withdraw:
   emergency stop ended is not announced: the user did it;
 - context warning, once per run, when a ``context_updated`` passes the ratio.
 
+A notice about the run the window has in front of the user (visible, focused,
+its page on that run) is not sent: they see it there. An approval skipped so
+is noticed once the window loses focus, if it still waits; the tray's menu
+lists it in any case. When the socket (re)connects, :meth:`ActivityModel.resync`
+reads the runs and their waiting approvals as they are now: approvals asked
+meanwhile are noticed, those answered meanwhile withdrawn, runs that ended
+meanwhile announced.
+
 No Qt, no D-Bus, no sockets: :mod:`desktop.activity_service` feeds it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,6 +35,7 @@ ALLOW, DENY = "allow", "deny"
 APPROVAL_ACTIONS = ((ALLOW, "Allow"), (DENY, "Deny"))
 ANSWER_SHOWN = 200  # characters of the final answer in a run-finished notice
 TASK_SHOWN = 48  # characters of a task shown in a menu or a title
+ENDED_KEPT = 500  # run ids remembered as announced (a late event must not say it twice)
 
 
 def short(task: str, limit: int = TASK_SHOWN) -> str:
@@ -45,6 +54,19 @@ class Waiting:
     run_id: str
     call_id: str
     tool: str
+
+
+@dataclass(frozen=True)
+class View:
+    """What the window shows: the run its page is on, whether it is on screen
+    (shown, not minimised) and whether it has the focus."""
+
+    run_id: str = ""
+    visible: bool = False
+    focused: bool = False
+
+    def in_front(self, run_id: str) -> bool:
+        return bool(run_id) and self.visible and self.focused and run_id == self.run_id
 
 
 @dataclass(frozen=True)
@@ -104,16 +126,56 @@ class ActivityModel:
         self._warning_ratio = warning_ratio
         self._tasks: dict[str, str] = {}  # live run -> task, in start order
         self._waiting: dict[tuple[str, str], Waiting] = {}
+        self._asked: dict[tuple[str, str], Mapping[str, Any]] = {}  # their events
+        self._noticed: set[tuple[str, str]] = set()  # waiting approvals with a notice out
+        self._ended: dict[str, None] = {}  # runs whose end was announced, oldest first
+        self._view = View()
         self._warned: set[str] = set()
         self._answers: dict[str, str] = {}  # live run -> its model's last words
         self._quitting = ""
         self.activity = Activity()
 
-    def seed(self, runs: list[tuple[str, str]]) -> None:
-        """The runs live when the socket (re)connects (their events so far are missed)."""
-        for run_id, task in runs:
-            self._tasks.setdefault(run_id, task)
+    def resync(
+        self,
+        runs: Sequence[Mapping[str, Any]],
+        approvals: Mapping[str, Sequence[Mapping[str, Any]]],
+    ) -> Changes:
+        """The state when the socket (re)connects, whose events so far were missed.
+
+        ``runs``: RunInfo dicts (``GET /api/runs``, plus any run this model
+        follows that the list left out); ``approvals``: for each live run, the
+        calls waiting now (``GET /api/runs/{id}/approvals``, ``[]`` for none)."""
+        changes = Changes()
+        listed = {str(run.get("id")): run for run in runs}
+        for run_id in list(self._tasks):
+            info = listed.get(run_id)
+            if info is not None and not info.get("live") and info.get("status") != "running":
+                self._finish(run_id, {**info, "type": "run_finished"}, changes)
+        for run_id, info in listed.items():
+            if info.get("live"):
+                self._tasks.setdefault(run_id, str(info.get("task") or ""))
+        now = {
+            (run_id, str(ask.get("call_id"))): ask
+            for run_id, asks in approvals.items()
+            for ask in asks
+        }
+        for key in [key for key in self._waiting if key[0] in approvals and key not in now]:
+            self._drop_approval(key, changes)  # answered (or timed out) meanwhile
+        for key, ask in now.items():
+            if key not in self._waiting:
+                self._add_approval(key, {**ask, "run_id": key[0]})
+            self._notice_approval(key, changes)
         self._update()
+        return changes
+
+    def set_view(self, view: View) -> Changes:
+        """The window's state changed: approvals skipped while in front are noticed
+        once they are not."""
+        self._view = view
+        changes = Changes()
+        for key in list(self._waiting):
+            self._notice_approval(key, changes)
+        return changes
 
     def set_quitting(self, text: str) -> None:
         self._quitting = text
@@ -127,14 +189,11 @@ class ActivityModel:
         if kind == "run_started":
             self._tasks[run_id] = str(event.get("task") or "")
         elif kind == "approval_requested":
-            call_id = str(event.get("call_id"))
-            self._tasks.setdefault(run_id, "")
-            self._waiting[(run_id, call_id)] = Waiting(run_id, call_id, str(event.get("tool")))
-            changes.notices.append(approval_notice(event, self._tasks[run_id]))
+            key = (run_id, str(event.get("call_id")))
+            self._add_approval(key, event)
+            self._notice_approval(key, changes)
         elif kind == "approval_resolved":
-            call_id = str(event.get("call_id"))
-            if self._waiting.pop((run_id, call_id), None) is not None:
-                changes.withdrawn.append(approval_key(run_id, call_id))
+            self._drop_approval((run_id, str(event.get("call_id"))), changes)
         elif kind == "message_added":
             message = event.get("message")
             if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -160,6 +219,8 @@ class ActivityModel:
         if isinstance(ratio, bool) or ratio < self._warning_ratio:
             return None
         self._warned.add(run_id)
+        if self._view.in_front(run_id):
+            return None  # the run's view shows its context meter
         task = self._tasks.get(run_id, "")
         tokens, window = event.get("tokens"), event.get("window")
         figures = f"{ratio:.0%} of its context window"
@@ -174,15 +235,37 @@ class ActivityModel:
             run_id=run_id,
         )
 
+    def _add_approval(self, key: tuple[str, str], event: Mapping[str, Any]) -> None:
+        self._tasks.setdefault(key[0], "")
+        self._waiting[key] = Waiting(key[0], key[1], str(event.get("tool")))
+        self._asked[key] = event
+
+    def _notice_approval(self, key: tuple[str, str], changes: Changes) -> None:
+        """Notice a waiting approval, once, unless its run is in front of the user."""
+        if key in self._noticed or key not in self._waiting or self._view.in_front(key[0]):
+            return
+        self._noticed.add(key)
+        changes.notices.append(approval_notice(self._asked[key], self._tasks.get(key[0], "")))
+
+    def _drop_approval(self, key: tuple[str, str], changes: Changes) -> None:
+        self._asked.pop(key, None)
+        self._noticed.discard(key)
+        if self._waiting.pop(key, None) is not None:
+            changes.withdrawn.append(approval_key(*key))
+
     def _finish(self, run_id: str, event: Mapping[str, Any], changes: Changes) -> None:
+        if run_id in self._ended and run_id not in self._tasks:
+            return  # announced already, when a reconnection found it ended
+        self._ended[run_id] = None
+        while len(self._ended) > ENDED_KEPT:
+            del self._ended[next(iter(self._ended))]
         task = self._tasks.pop(run_id, "")
         if run_id in self._warned:  # its warning is over: the run-finished notice follows
             self._warned.discard(run_id)
             changes.withdrawn.append(f"context:{run_id}")
         answer = self._answers.pop(run_id, "")
         for key in [key for key in self._waiting if key[0] == run_id]:
-            del self._waiting[key]
-            changes.withdrawn.append(approval_key(*key))
+            self._drop_approval(key, changes)
         status, reason = str(event.get("status")), str(event.get("reason") or "")
         name = short(task) or run_id
         if status == "stopped" and reason.startswith("hard stop"):
@@ -192,6 +275,8 @@ class ActivityModel:
             urgent = False
         else:
             return  # cancelled: by the user, the emergency stop or Quit, who know it
+        if self._view.in_front(run_id):
+            return  # the user watches it end
         turns = event.get("turns")
         body = short(answer, ANSWER_SHOWN) if status == "completed" and answer else reason or status
         if isinstance(turns, int) and turns and not (status == "completed" and answer):

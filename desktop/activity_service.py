@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from desktop.activity import ALLOW, DENY, Activity, ActivityModel
+from desktop.activity import ALLOW, DENY, Activity, ActivityModel, Changes, View
 from desktop.alerts import Notice
 from desktop.app_client import AppClient, AppError
 from desktop.monitor_client import MonitorClient
@@ -97,15 +97,40 @@ class ActivityService:
     # --- events --------------------------------------------------------------
 
     def _on_connect(self) -> None:
+        """Events missed while the socket was down (or before it first connected):
+        read the runs and their waiting approvals as they are now. The events
+        that follow this read come after it on the same thread."""
         try:
-            live = self.app.live_runs()
+            runs = self.app.runs()
+            listed = {str(run.get("id")) for run in runs}
+            followed = [run.run_id for run in self.activity.runs if run.run_id not in listed]
+            runs += [info for info in map(self._run_or_none, followed) if info]
+            approvals = {
+                str(run.get("id")): self.app.approvals(str(run.get("id")))
+                if run.get("waiting")
+                else []
+                for run in runs
+                if run.get("live")
+            }
         except AppError as exc:
-            log.info("could not list the live runs: %s", exc)
+            log.info("could not read the runs after connecting: %s", exc)
             return
-        self._update(lambda: self.model.seed(live))
+        self._apply(self._update(lambda: self.model.resync(runs, approvals)))
+
+    def _run_or_none(self, run_id: str) -> dict[str, object]:
+        try:
+            return self.app.run(run_id)
+        except AppError:
+            return {}
 
     def _on_event(self, event: dict[str, object]) -> None:
-        changes = self._update(lambda: self.model.handle(event))
+        self._apply(self._update(lambda: self.model.handle(event)))
+
+    def set_view(self, view: View) -> None:
+        """The window's state or its page's run changed (from any thread)."""
+        self._apply(self._update(lambda: self.model.set_view(view)))
+
+    def _apply(self, changes: Changes) -> None:
         for key in changes.withdrawn:
             self.desk.withdraw(key)
         for notice in changes.notices:

@@ -67,6 +67,12 @@ class AppClient:
         stopped = self._request("POST", "/api/safety/emergency-stop", {}).get("stopped")
         return [str(s) for s in stopped] if isinstance(stopped, list) else []
 
+    def approvals(self, run_id: str) -> list[dict[str, Any]]:
+        """The calls of ``run_id`` waiting for an answer now (as their events said them)."""
+        path = f"/api/runs/{quote(run_id, safe='')}/approvals"
+        asks = self._request("GET", path).get("approvals")
+        return [a for a in asks if isinstance(a, dict)] if isinstance(asks, list) else []
+
     def answer(self, run_id: str, call_id: str, decision: str) -> None:
         path = f"/api/runs/{quote(run_id, safe='')}/approvals/{quote(call_id, safe='')}"
         self._request("POST", path, {"decision": decision, "by": NOTIFICATION_SURFACE})

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from desktop.activity import View
 from desktop.activity_service import ActivityService
 from desktop.alert_service import AlertService
 from desktop.alerts import Notice
@@ -55,6 +56,8 @@ class Background:
         self._lock = threading.Lock()
         self._ended = False
         self._quitting = False
+        self._view = View()  # what the window shows: no notice of the run in front
+        self.cut: tuple[str, ...] = ()  # the runs Quit cut before a safe point
         self.settings = self._settings()
 
     @staticmethod
@@ -107,6 +110,7 @@ class Background:
             if self._ended:  # the window closed before the server served
                 return
             self._service, self._alerts = service, alerts
+            service.set_view(self._view)
             service.start()
             alerts.start()
 
@@ -118,6 +122,33 @@ class Background:
             alerts.stop()
         if service is not None:
             service.stop()
+
+    # --- what the window shows ----------------------------------------------
+
+    def set_page_run(self, run_id: str) -> None:
+        """The run the page shows ("" for none): from the bridge, any thread."""
+        with self._lock:
+            self._view = replace(self._view, run_id=run_id)
+        self._in_thread(self._push_view)
+
+    def set_window_state(self, visible: bool, focused: bool) -> None:
+        """The window shown or not, focused or not: from the GUI thread, so the
+        service (which may talk to the notification daemon) hears it from another."""
+        with self._lock:
+            self._view = replace(self._view, visible=visible, focused=focused)
+        self._in_thread(self._push_view)
+
+    def _push_view(self) -> None:
+        # The latest view, whichever thread comes last: each push is idempotent.
+        with self._lock:
+            service, view = self._service, self._view
+        if service is not None:
+            service.set_view(view)
+
+    @property
+    def view(self) -> View:
+        with self._lock:
+            return self._view
 
     # --- closing and quitting ------------------------------------------------
 
@@ -160,6 +191,7 @@ class Background:
                     withdraw=service.desk.withdraw,
                     bound=self.settings.quit_wait_seconds,
                 ).run()
+                self.cut = result.cut
                 if result.cut:
                     log.warning("quit before a safe point: %s", ", ".join(result.cut))
         finally:

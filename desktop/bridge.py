@@ -10,8 +10,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
 from desktop.navigation import open_external
+
+RUN_HASH = "#run="
 
 
 class Bridge:
@@ -23,8 +26,10 @@ class Bridge:
         save_as: Callable[[str], str | None] = lambda name: None,
         open_url: Callable[[str], bool] = open_external,
         on_quit: Callable[[], None] = lambda: None,
+        on_view: Callable[[str], None] = lambda run_id: None,
     ) -> None:
         self._on_ready = on_ready
+        self._on_view = on_view
         self._on_quit = on_quit
         self._pick_folder = pick_folder
         self._save_as = save_as
@@ -63,3 +68,9 @@ class Bridge:
     def quit(self) -> None:
         """Quit the app, as its menu's Quit does (Ctrl+Q in the page)."""
         self._on_quit()
+
+    def page_shows(self, location_hash: str) -> None:
+        """The page's address changed: ``#run=ID`` shows that run, anything else none.
+        (The desktop sends no notice of what the user has in front of them.)"""
+        text = str(location_hash)
+        self._on_view(unquote(text[len(RUN_HASH) :]) if text.startswith(RUN_HASH) else "")

@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 
 SERVING_LINE = "Sparrow is serving at {url}"
 HANDED_OVER_LINE = "Sparrow is already open: its window was brought to the front"
+CUT_LINE = (
+    "Sparrow quit before a safe point: it cut {runs}; the next start shows {them} as interrupted"
+)
+STOP_SECONDS = 10.0
+# Quit has waited its bound already: a run it cut may hold the server (a
+# checkpoint is never cut short), and the window is gone. The process ends
+# soon, rather than holding the one-window lock while nothing shows.
+STOP_AFTER_CUT_SECONDS = 1.0
 
 
 class _VersionAction(argparse.Action):
@@ -107,8 +115,9 @@ def serve_until_signalled(server: EmbeddedServer) -> int:
 
 def run_window(
     server: EmbeddedServer, *, folder: str | None = None, primary: Primary | None = None
-) -> int:
-    """Show the window (it starts the server); 0 once it is closed, 1 if the server failed."""
+) -> tuple[int, tuple[str, ...]]:
+    """Show the window (it starts the server); 0 once it is closed, 1 if the server
+    failed; and the runs Quit cut before a safe point."""
     from desktop.window import DesktopWindow, screenshot_path
 
     window = DesktopWindow(
@@ -116,7 +125,8 @@ def run_window(
     )
     if primary is not None:
         primary.on_request(window.handle_request)
-    return window.run()
+    code = window.run()
+    return code, window.background.cut
 
 
 class _Exit(Exception):
@@ -217,17 +227,21 @@ def _serve(args: argparse.Namespace, folder: str | None, primary: Primary | None
         complain(str(exc))
         return 1
     code = 1
+    cut: tuple[str, ...] = ()
     try:
-        code = (
-            serve_until_signalled(server)
-            if args.headless
-            else run_window(server, folder=folder, primary=primary)
-        )
+        if args.headless:
+            code = serve_until_signalled(server)
+        else:
+            code, cut = run_window(server, folder=folder, primary=primary)
     finally:
         try:
-            server.stop()
+            server.stop(STOP_AFTER_CUT_SECONDS if cut else STOP_SECONDS)
         except TimeoutError as exc:
-            complain(f"Sparrow: {exc}")
+            if cut:
+                them = "it" if len(cut) == 1 else "them"
+                complain(CUT_LINE.format(runs=", ".join(cut), them=them))
+            else:
+                complain(f"Sparrow: {exc}")
             code = 1
     return code
 

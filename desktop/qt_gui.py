@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 
 
 class GuiThread(QObject):
@@ -91,3 +91,41 @@ def raise_window(native_window: Any) -> None:
     native_window.show()
     native_window.raise_()
     native_window.activateWindow()
+
+
+# What changes whether the window is on screen or has the focus.
+WINDOW_EVENTS = frozenset(
+    {
+        QEvent.Type.Show,
+        QEvent.Type.Hide,
+        QEvent.Type.WindowStateChange,
+        QEvent.Type.WindowActivate,
+        QEvent.Type.WindowDeactivate,
+    }
+)
+
+
+class WindowWatch(QObject):
+    """Tells ``on_change(visible, focused)`` whenever the window is shown, hidden,
+    minimised, restored, focused or left (on the GUI thread: keep it short).
+    Create it on the GUI thread; it watches ``native_window`` as an event filter."""
+
+    def __init__(self, native_window: Any, on_change: Callable[[bool, bool], None]) -> None:
+        super().__init__()
+        self._window = native_window
+        self._on_change = on_change
+        self._last: tuple[bool, bool] | None = None
+        native_window.installEventFilter(self)
+
+    def state(self) -> tuple[bool, bool]:
+        window = self._window
+        visible = bool(window.isVisible()) and not bool(window.isMinimized())
+        return visible, visible and bool(window.isActiveWindow())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in WINDOW_EVENTS:
+            state = self.state()
+            if state != self._last:
+                self._last = state
+                self._on_change(*state)
+        return False

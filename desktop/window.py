@@ -85,6 +85,7 @@ class DesktopWindow:
         self._page_ready = False
         self._qt = uses_qt()
         self._gui: Any = None  # desktop.qt_gui.GuiThread once the Qt window exists
+        self._watch: Any = None  # desktop.qt_gui.WindowWatch: shown, focused
         self._window: Any = None  # webview.Window
         self._lock = threading.Lock()
         self._shown = False
@@ -105,6 +106,7 @@ class DesktopWindow:
             pick_folder=self._pick_folder,
             save_as=self._save_as,
             on_quit=self.quit,
+            on_view=self.background.set_page_run,
         )
 
     def run(self) -> int:
@@ -194,9 +196,10 @@ class DesktopWindow:
     def _on_before_show(self) -> None:
         # Synchronous, on the GUI thread, once Qt has built the window.
         if self._qt:
-            from desktop.qt_gui import GuiThread, place_window
+            from desktop.qt_gui import GuiThread, WindowWatch, place_window
 
             self._gui = GuiThread()  # lives on the GUI thread: it runs calls there
+            self._watch = WindowWatch(self._window.native, self.background.set_window_state)
             self._geometry = place_window(self._window.native, self._saved)
             self.background.make_tray()
             self._start_server()

@@ -25,6 +25,7 @@ class ApprovalQuestion:
     reason: str
     suggested_rules: tuple[str, ...]  # what "allow always" saves
     timeout_seconds: float
+    expires_at: float = 0.0  # when the wait ends in a timeout (seconds since the epoch)
 
     @property
     def suggested_rule(self) -> str:

@@ -35,6 +35,7 @@ async def ask_person(
     """Pause the call until a person answers (or the time runs out); an
     "allow always" answer saves the suggested rules first."""
     timeout = run.settings.permissions.approval_timeout_seconds
+    expires_at = time.time() + timeout
     question = ApprovalQuestion(
         run_id=run.run_id,
         call_id=call.id,
@@ -44,6 +45,7 @@ async def ask_person(
         reason=verdict.reason,
         suggested_rules=suggest_rules(call.name, call.args),
         timeout_seconds=timeout,
+        expires_at=expires_at,
     )
     channel.emit(
         ApprovalRequested(
@@ -56,7 +58,7 @@ async def ask_person(
             reason=verdict.reason,
             suggested_rule=question.suggested_rule,
             timeout_seconds=timeout,
-            expires_at=time.time() + timeout,
+            expires_at=expires_at,
         )
     )
     approver = run.approver or Unattended()

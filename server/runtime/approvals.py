@@ -35,6 +35,15 @@ class ApprovalDesk:
         """How many calls of ``run_id`` wait for an answer."""
         return sum(1 for rid, _ in self._waiting if rid == run_id)
 
+    def pending(self, run_id: str) -> list[ApprovalQuestion]:
+        """The questions of ``run_id`` that wait for an answer now, oldest first:
+        what a surface that missed their events (a socket that dropped) asks again."""
+        return [
+            waiting.question
+            for (rid, _), waiting in self._waiting.items()
+            if rid == run_id and waiting.answer is None
+        ]
+
     def answer(self, run_id: str, call_id: str, answer: ApprovalAnswer) -> ApprovalQuestion:
         waiting = self._waiting.get((run_id, call_id))
         if waiting is None or waiting.answer is not None:

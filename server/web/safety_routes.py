@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from server.core.redaction import redact_value
 from server.engine.approvals import ApprovalAnswer
 from server.engine.permissions.claude_import import import_claude_rules
 from server.engine.permissions.rules import RuleError, Scope, make_rule
@@ -174,6 +175,36 @@ async def import_rules(request: Request) -> JSONResponse:
     )
 
 
+async def list_approvals(request: Request) -> JSONResponse:
+    """The run's calls that wait for an answer now, as their ``approval_requested``
+    events said them: for a surface that missed those events."""
+    runs = runs_of(request)
+    run_id = request.path_params["run_id"]
+    if runs.get(run_id) is None:
+        return error(404, "no such run")
+    questions = runs.approvals.pending(run_id)
+    return JSONResponse(
+        {
+            "approvals": [
+                redact_value(
+                    {
+                        "run_id": q.run_id,
+                        "call_id": q.call_id,
+                        "tool": q.tool,
+                        "args": q.args,
+                        "risk": q.risk,
+                        "reason": q.reason,
+                        "suggested_rule": q.suggested_rule,
+                        "timeout_seconds": q.timeout_seconds,
+                        "expires_at": q.expires_at,
+                    }
+                )
+                for q in questions
+            ]
+        }
+    )
+
+
 async def answer_approval(request: Request) -> JSONResponse:
     runs = runs_of(request)
     info = runs.get(request.path_params["run_id"])
@@ -215,5 +246,6 @@ def safety_routes() -> list[BaseRoute]:
         Route("/api/rules/restore", restore_rule, methods=["POST"]),
         Route("/api/rules/{rule_id}", update_rule, methods=["PUT"]),
         Route("/api/rules/{rule_id}", delete_rule, methods=["DELETE"]),
+        Route("/api/runs/{run_id}/approvals", list_approvals, methods=["GET"]),
         Route("/api/runs/{run_id}/approvals/{call_id}", answer_approval, methods=["POST"]),
     ]

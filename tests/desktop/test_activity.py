@@ -195,3 +195,79 @@ def test_a_monitored_session_at_warning_shows_the_warning_icon_unless_worse() ->
     started(model)
     asked(model)
     assert icon_state(model.activity, monitor.tray) == "approval"
+
+
+def ended(model: ActivityModel, run_id: str = "r-1", status: str = "completed") -> list[str]:
+    event = {"type": "run_finished", "run_id": run_id, "status": status, "reason": "done"}
+    return [n.key for n in model.handle(event).notices]
+
+
+def test_a_reconnection_notices_what_was_missed_and_withdraws_what_is_over() -> None:
+    model = ActivityModel()
+    started(model, "r-1", "answered meanwhile")
+    started(model, "r-2", "ended meanwhile")
+    asked(model, "r-1", "c-1")
+    runs = [
+        {"id": "r-1", "task": "answered meanwhile", "live": True, "status": "running"},
+        {
+            "id": "r-2",
+            "task": "ended meanwhile",
+            "live": False,
+            "status": "failed",
+            "reason": "model error: 500",
+            "turns": 2,
+        },
+        {"id": "r-3", "task": "started meanwhile", "live": True, "status": "running"},
+        {"id": "r-0", "task": "an old run", "live": False, "status": "completed"},
+    ]
+    missed = {"run_id": "r-3", "call_id": "c-7", "tool": "run_shell", "reason": "Exec: Ask"}
+    changes = model.resync(runs, {"r-1": [], "r-3": [missed]})
+    assert changes.withdrawn == ["approval:r-1:c-1"]
+    assert [(n.key, n.title) for n in changes.notices] == [
+        ("run:r-2", "Run failed: ended meanwhile"),
+        ("approval:r-3:c-7", "Sparrow asks: allow run_shell?"),
+    ]
+    assert "“started meanwhile”: Exec: Ask." in changes.notices[1].body
+    assert [r.run_id for r in model.activity.runs] == ["r-1", "r-3"]
+    assert [(w.run_id, w.call_id) for w in model.activity.approvals] == [("r-3", "c-7")]
+    # The same state read again, or the missed events arriving late: nothing twice.
+    assert model.resync(runs, {"r-1": [], "r-3": [missed]}).notices == []
+    assert asked(model, "r-3", "c-7") == []
+    assert ended(model, "r-2", "failed") == []
+
+
+def test_a_notice_of_the_run_in_front_of_the_user_is_not_sent() -> None:
+    from desktop.activity import View
+
+    model = ActivityModel()
+    started(model, "r-1")
+    started(model, "r-2")
+    model.set_view(View("r-1", visible=True, focused=True))
+    assert asked(model, "r-1") == []  # they see it in the window
+    assert model.activity.state == "approval"  # the tray (and its menu) still says so
+    assert asked(model, "r-2", "c-2") == ["approval:r-2:c-2"]  # another run: noticed
+    # The window loses the focus with the approval still waiting: noticed now, once.
+    left = model.set_view(View("r-1", visible=True, focused=False))
+    assert [n.key for n in left.notices] == ["approval:r-1:c-1"]
+    assert model.set_view(View("r-1", visible=True, focused=True)).notices == []
+    assert model.set_view(View("r-1", visible=False, focused=False)).notices == []
+    # A run's end: not sent when in front, sent when the window is hidden or elsewhere.
+    model.set_view(View("r-1", visible=True, focused=True))
+    assert ended(model, "r-1") == []
+    model.set_view(View("r-2", visible=True, focused=False))
+    assert ended(model, "r-2") == ["run:r-2"]
+
+
+def test_the_window_in_front_on_another_view_or_minimised_hides_nothing() -> None:
+    from desktop.activity import View
+
+    for view in (
+        View("", visible=True, focused=True),  # the Monitor, Settings…
+        View("r-1", visible=False, focused=True),  # minimised: focus is stale
+        View("r-9", visible=True, focused=True),
+    ):
+        model = ActivityModel()
+        model.set_view(view)
+        started(model)
+        assert asked(model) == ["approval:r-1:c-1"]
+        assert ended(model) == ["run:r-1"]

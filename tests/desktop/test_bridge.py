@@ -53,7 +53,14 @@ def test_open_external_passes_the_url_on() -> None:
 def test_the_page_sees_only_the_intended_methods() -> None:
     # pywebview exposes every public attribute of the js_api object to the page.
     public = {name for name, _ in inspect.getmembers(make_bridge([])) if not name.startswith("_")}
-    assert public == {"page_ready", "choose_folder", "open_external", "save_file", "quit"}
+    assert public == {
+        "page_ready",
+        "choose_folder",
+        "open_external",
+        "save_file",
+        "quit",
+        "page_shows",
+    }
 
 
 def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> None:
@@ -68,8 +75,15 @@ def test_save_file_writes_where_the_user_chose_or_nothing(tmp_path: Path) -> Non
     assert make_bridge([]).save_file("s-1.md", "x") is None  # cancelled
 
 
-
 def test_quit_runs_the_quit_hook() -> None:
     asked: list[str] = []
     make_bridge(asked).quit()
     assert asked == ["quit"]
+
+
+def test_page_shows_tells_the_run_of_the_address() -> None:
+    shown: list[str] = []
+    bridge = Bridge(on_ready=lambda: None, pick_folder=lambda: None, on_view=shown.append)
+    for where in ("#run=r-1", "#run=r%2F2", "#monitor", "", "#run="):
+        bridge.page_shows(where)
+    assert shown == ["r-1", "r/2", "", "", ""]

@@ -168,6 +168,12 @@ def test_an_approval_answered_over_http_and_allow_always(
     assert _events_until(client, other["id"], "run_finished")[-1]["status"] == "completed"
     url = f"/api/runs/{run['id']}/approvals/{asked['call_id']}"
     assert client.get(f"/api/runs/{run['id']}").json()["run"]["waiting"] == 1
+    # What a surface that missed the event reads again: the call as the event said it.
+    (pending,) = client.get(f"/api/runs/{run['id']}/approvals").json()["approvals"]
+    keys = ("run_id", "call_id", "tool", "args", "risk", "reason", "suggested_rule")
+    assert {k: pending[k] for k in keys} == {k: asked[k] for k in keys}
+    assert pending["expires_at"] == asked["expires_at"]
+    assert client.get("/api/runs/r-nope/approvals").status_code == 404
     assert client.post(url, json={"decision": "maybe"}).status_code == 400
     answered = client.post(url, json={"decision": "allow_always", "scope": "workspace"})
     assert answered.json() == {"resolved": {"decision": "allow_always", "scope": "workspace"}}
@@ -175,6 +181,7 @@ def test_an_approval_answered_over_http_and_allow_always(
     events = _events_until(client, run["id"], "run_finished")
     assert events[-1]["status"] == "completed"
     assert client.get(f"/api/runs/{run['id']}").json()["run"]["waiting"] == 0
+    assert client.get(f"/api/runs/{run['id']}/approvals").json() == {"approvals": []}
     gates = [e for e in events if e["type"] == "gate_decided"]
     assert [(g["decision"], g["decided_by"]) for g in gates] == [
         ("ask", "autonomy"),

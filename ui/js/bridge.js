@@ -80,3 +80,14 @@ export function quitApp() {
       .catch(() => {});
   });
 }
+
+/** Tell the desktop which run the page shows (its address): no system notice is
+ * sent for the run in front of the user. */
+export function tellAddress() {
+  if (!inDesktop()) return;
+  whenReady(() => {
+    Promise.resolve()
+      .then(() => window.pywebview.api.page_shows(location.hash))
+      .catch(() => {});
+  });
+}

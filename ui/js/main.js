@@ -4,7 +4,7 @@
 // (#run=ID, #monitor, #rules, #memory, #agents or #settings), and the desktop bridge.
 
 import { byId } from "./dom.js";
-import { inDesktop, pageReady } from "./bridge.js";
+import { inDesktop, pageReady, tellAddress } from "./bridge.js";
 import { installCommands } from "./commands.js";
 import { ConnectionIndicator } from "./connection.js";
 import { MemoryView } from "./memory.js";
@@ -74,6 +74,7 @@ const view = new RunView({
     runs.upsert(run);
     // The address follows the conversation's newest run; the view is already on it.
     history.replaceState(null, "", `#run=${encodeURIComponent(run.id)}`);
+    tellAddress();
     runs.select(run.id, run.session_id);
   },
 });
@@ -134,6 +135,7 @@ function showView(name) {
 }
 
 function route() {
+  tellAddress();
   if (location.hash === AGENTS_HASH) {
     rules.hide();
     settings.hide();
