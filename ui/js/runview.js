@@ -4,18 +4,18 @@
 // subscribes to each run (each replays its history first), so that switching
 // conversations never mixes two of them. A finished conversation is not
 // subscribed to: it is replayed from its recorded events, with a scrubber
-// (scrubber.js), until a follow-up resumes it and it goes live again.
+// (scrubber.js), until a follow-up resumes it and it goes live again. The
+// header's drawing and its figures are runhead.js's; this is the lifecycle.
 
 import { api, sessionsApi } from "./api.js";
-import { byId, h } from "./dom.js";
-import { formatTokens } from "./format.js";
+import { byId } from "./dom.js";
 import { Composer } from "./composer.js";
-import { ContextBar } from "./contextbar.js";
 import { RequestDialog } from "./requestview.js";
+import { RunHead } from "./runhead.js";
 import { SessionReplay } from "./sessionreplay.js";
 import { SessionActions } from "./sessionactions.js";
 import { LiveSocket } from "./socket.js";
-import { isFinal, showStatus } from "./status.js";
+import { isFinal } from "./status.js";
 import { CheckpointTimeline } from "./timeline.js";
 import { Transcript } from "./transcript.js";
 
@@ -33,22 +33,10 @@ export class RunView {
     this.onFollowUp = onFollowUp;
     this.section = byId("run-view");
     this.head = byId("run-head");
-    this.title = byId("run-title");
-    this.workspace = byId("run-workspace");
-    this.model = byId("run-model");
-    this.modelReason = byId("run-model-reason");
-    this.idLabel = byId("run-id");
-    this.usage = byId("run-usage");
-    this.cost = byId("run-cost");
-    this.pill = byId("run-status");
-    this.reason = byId("run-reason");
-    this.contextBar = new ContextBar({ onCompact: () => this.compact() });
-    this.reason.after(this.contextBar.el);
-    // A run of another process (a terminal's `sparrow run`): what can be done from here.
-    this.elsewhereNote = h("p", { class: "run-elsewhere", "data-testid": "run-elsewhere", hidden: true });
-    this.reason.after(this.elsewhereNote);
+    this.header = new RunHead({ onCompact: () => this.compact() });
+    this.contextBar = this.header.contextBar;
     this.elsewhere = null;
-    this.cancelButton = byId("cancel-button");
+    this.cancelButton = this.header.cancelButton;
     this.placeholder = byId("run-placeholder");
     this.requests = new RequestDialog();
     this.transcript = new Transcript(byId("transcript"), byId("jump-latest"), {
@@ -67,7 +55,7 @@ export class RunView {
       onDeleted: (sessionId) => onDeleted(sessionId),
       onNotice: (text, kind) => this.transcript.notice(text, kind),
     });
-    this.pill.before(this.actions.el);
+    this.header.pill.before(this.actions.el);
     this.socket = null;
     this.runId = null;
     this.runIds = [];
@@ -151,8 +139,7 @@ export class RunView {
     this.actions.show(last.session_id, { finished, title: runs[0]?.task || "" });
     if (finished) this.replay.start(runId, runs);
     else for (const id of this.runIds) this.socket.subscribe(id);
-    this.title.textContent = (runs[0]?.task || "").trim().split("\n", 1)[0];
-    this.title.title = runs[0]?.task || "";
+    this.header.setTitle(runs[0]?.task || "");
     this.fillHeader(last);
     this.composer.show(last.model);
     this.composer.setRunning(!isFinal(last.status));
@@ -172,14 +159,7 @@ export class RunView {
   }
 
   resetFigures() {
-    this.contextTokens = 0;
-    this.outputTokens = 0;
-    this.costUsd = 0;
-    this.costKnown = true;
-    this.window = null;
-    this.usage.hidden = true;
-    this.cost.hidden = true;
-    this.contextBar.reset();
+    this.header.resetFigures();
   }
 
   /** Back to the empty state. */
@@ -221,22 +201,9 @@ export class RunView {
   }
 
   fillHeader(run) {
-    if (run.task && !this.title.textContent) {
-      this.title.textContent = run.task.trim().split("\n", 1)[0];
-      this.title.title = run.task;
-    }
     if (run.session_id) this.sessionId = run.session_id;
-    if (run.workspace) {
-      this.runWorkspace = run.workspace;
-      this.workspace.replaceChildren(h("bdi", {}, run.workspace));
-      this.workspace.title = run.workspace;
-    }
-    if (run.model) this.model.textContent = run.model;
-    if (run.model_reason !== undefined) {
-      this.modelReason.textContent = run.model_reason || "";
-      this.modelReason.hidden = !run.model_reason;
-    }
-    this.idLabel.textContent = run.id || this.runId;
+    if (run.workspace) this.runWorkspace = run.workspace;
+    this.header.fill(run, this.runId);
     if (run.elsewhere !== undefined && (run.id ?? this.lastRunId) === this.lastRunId) {
       this.elsewhere = run.elsewhere;
       this.showElsewhere();
@@ -252,53 +219,15 @@ export class RunView {
     this.status = status;
     this.statusOf = runId;
     this.section.dataset.status = status;
-    showStatus(this.pill, status);
-    const running = status === "running";
     this.actions.setFinished(isFinal(status));
-    this.cancelButton.hidden = !running;
-    if (running) {
-      this.cancelButton.disabled = false;
-      this.cancelButton.textContent = "Cancel";
-    }
+    this.header.showStatus(status, reason);
     this.showElsewhere();
-    const showReason = isFinal(status) && status !== "completed" && Boolean(reason);
-    this.reason.hidden = !showReason;
-    this.reason.textContent = showReason ? reason : "";
-    this.composer.setRunning(running);
+    this.composer.setRunning(status === "running");
   }
 
   /** While a run of another process goes: say where it is answered, and whether Cancel reaches it. */
   showElsewhere() {
-    const where = this.status === "running" ? this.elsewhere : null;
-    this.elsewhereNote.hidden = !where;
-    this.elsewhereNote.textContent = where ? where.note : "";
-    if (!where) {
-      this.cancelButton.removeAttribute("title");
-      return;
-    }
-    if (!where.can_cancel) {
-      this.cancelButton.disabled = true;
-      this.cancelButton.title = where.note;
-    }
-  }
-
-  showUsage() {
-    const window = this.window ? ` / ${formatTokens(this.window)}` : "";
-    this.usage.textContent = `${formatTokens(this.contextTokens)}${window} context · ${formatTokens(this.outputTokens)} out`;
-    this.usage.title = `Context of the last turn: ${this.contextTokens} tokens` +
-      (this.window ? ` of a ${this.window}-token window` : "") +
-      `; output in this conversation: ${this.outputTokens} tokens`;
-    this.usage.hidden = this.contextTokens + this.outputTokens === 0;
-    this.cost.hidden = this.usage.hidden;
-    if (this.costKnown) {
-      this.cost.textContent = `$${this.costUsd.toFixed(4)}`;
-      this.cost.title = "What this conversation cost, from the vendor's prices";
-      this.cost.dataset.known = "true";
-    } else {
-      this.cost.textContent = "cost unknown";
-      this.cost.title = "No price data for this model at this endpoint: the cost is not guessed";
-      this.cost.dataset.known = "false";
-    }
+    this.header.showElsewhere(this.status === "running" ? this.elsewhere : null);
   }
 
   onEvent(event) {
@@ -313,13 +242,13 @@ export class RunView {
       case "run_started":
         if (latest) {
           this.fillHeader({ ...event, id: event.run_id, status: "running" });
-          if (event.context_window) this.window = event.context_window;
+          if (event.context_window) this.header.window = event.context_window;
         }
         break;
       case "context_assembled":
         if (latest && event.context_window) {
-          this.window = event.context_window;
-          this.showUsage();
+          this.header.window = event.context_window;
+          this.header.showUsage();
         }
         break;
       case "checkpoint_created":
@@ -329,14 +258,7 @@ export class RunView {
         if (latest) this.contextBar.update(event);
         break;
       case "usage_reported":
-        this.contextTokens =
-          (event.input_tokens || 0) +
-          (event.cache_creation_input_tokens || 0) +
-          (event.cache_read_input_tokens || 0);
-        this.outputTokens += event.output_tokens || 0;
-        if (event.cost_usd === null || event.cost_usd === undefined) this.costKnown = false;
-        else this.costUsd += event.cost_usd;
-        this.showUsage();
+        this.header.addUsage(event);
         break;
       case "run_finished":
         if (latest) this.setStatus(event.status, event.reason, event.run_id);

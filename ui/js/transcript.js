@@ -9,13 +9,25 @@
 // under its call; notices and the verify command's result are in the flow.
 // Each drawn element carries the seq of the event that made it (data-seq),
 // and every event's element is remembered, so that a search hit can be shown.
+// This is the log's bookkeeping; the entries themselves are drawn by entries.js.
 
 import { ApprovalCard } from "./approval.js";
+import {
+  attachmentList,
+  compactionEntry,
+  discardedNote,
+  hookEntry,
+  messageEntry,
+  noticeEntry,
+  runEndEntry,
+  safetyNotice,
+  taskEntry,
+  thinkingFold,
+  verifyEntry,
+} from "./entries.js";
 import { EventMarks } from "./marks.js";
-import { h, logo } from "./dom.js";
 import { renderRichText } from "./richtext.js";
-import { foldable, hookLine, ToolCard } from "./toolcard.js";
-import { absoluteTime, baseName, formatBytes, formatDuration } from "./format.js";
+import { ToolCard } from "./toolcard.js";
 
 const STICKY_PX = 48;
 
@@ -166,52 +178,20 @@ export class Transcript {
   /** A compaction: folded, with what was summarised and where the handoff doc is. */
   addCompaction(event) {
     this.endMessage();
-    const before = Number(event.before_chars || 0).toLocaleString();
-    const after = Number(event.after_chars || 0).toLocaleString();
-    const by = event.summarised_by === "extract" ? "an extract (no model call)" : event.summarised_by;
-    this.el.append(
-      h("details", { class: "compaction", "data-testid": "compaction" },
-        h("summary", {},
-          h("strong", {}, "Compacted"),
-          ` · ${event.dropped} message${event.dropped === 1 ? "" : "s"} summarised by ${by} · ${before} → ${after} characters`),
-        h("p", { class: "compaction-reason" }, `Why: ${event.reason}`),
-        event.handoff_path
-          ? h("p", { class: "compaction-handoff" }, "Handoff doc: ", h("code", { "data-testid": "compaction-handoff" }, event.handoff_path))
-          : null,
-        h("pre", { class: "compaction-summary" }, event.summary || "")),
-    );
+    this.el.append(compactionEntry(event));
   }
 
   /** A notice inside the log (e.g. an error from the server). */
   notice(text, kind = "info") {
     this.endMessage();
-    this.el.append(h("p", { class: "notice", "data-kind": kind, "data-testid": "transcript-notice" }, text));
+    this.el.append(noticeEntry(text, kind));
     if (this.sticky) this.scheduleScroll();
   }
 
   addTask(event) {
     this.endMessage();
     this.startedAt.set(event.run_id, event.ts);
-    const followUp = Boolean(event.continues);
-    const body = h("div", { class: "entry-body entry-text" }, event.task);
-    this.el.append(
-      h(
-        "div",
-        {
-          class: "entry entry-task",
-          "data-testid": "task-entry",
-          dataset: { runId: event.run_id, followUp: String(followUp) },
-        },
-        h("div", { class: "entry-avatar", "aria-hidden": "true" }, "You"),
-        h(
-          "div",
-          {},
-          h("p", { class: "entry-label" }, h("strong", {}, followUp ? "Follow-up" : "Task"), " · ",
-            h("time", { datetime: new Date(event.ts * 1000).toISOString() }, absoluteTime(event.ts))),
-          body,
-        ),
-      ),
-    );
+    this.el.append(taskEntry(event));
   }
 
   /** What went with a task: its attachments, under the task (by path and size; the transcript keeps no content). */
@@ -221,13 +201,7 @@ export class Transcript {
       (entry) => entry.dataset.runId === event.run_id,
     );
     if (!attached.length || !task || task.querySelector(".task-attachments")) return false;
-    task.lastElementChild.append(
-      h("ul", { class: "attach-chips task-attachments", "data-testid": "task-attachments" },
-        attached.map((a) =>
-          h("li", { class: "attach-chip", "data-how": a.media_type?.startsWith("image/") ? "image" : "inline", title: a.path || a.name },
-            h("span", { class: "attach-name" }, baseName(a.path || a.name)),
-            a.size ? h("span", { class: "attach-size" }, formatBytes(a.size)) : null))),
-    );
+    task.lastElementChild.append(attachmentList(attached));
     return true;
   }
 
@@ -237,36 +211,12 @@ export class Transcript {
       return this.message;
     }
     this.endMessage();
-    const textEl = h("div", { class: "message-text entry-text" });
     const first = !this.sawAssistant;
     this.sawAssistant = true;
-    const body = h("div", { class: "message-body" },
-      first ? h("p", { class: "entry-label" }, h("strong", {}, "Sparrow")) : null, textEl);
-    const el = h(
-      "div",
-      {
-        class: "entry message",
-        "data-testid": "assistant-message",
-        dataset: { turn: String(event.turn), runId: event.run_id, streaming: "true" },
-      },
-      first ? h("div", { class: "entry-avatar" }, logo()) : h("div", { "aria-hidden": "true" }),
-      body,
-    );
-    if (this.requested.has(key(event.run_id, event.turn))) {
-      body.append(
-        h(
-          "button",
-          {
-            type: "button",
-            class: "message-request",
-            "data-testid": "show-request",
-            title: "What was sent to the model for this turn",
-            on: { click: () => this.onRequest(event.run_id, event.turn) },
-          },
-          "Request",
-        ),
-      );
-    }
+    const onRequest = this.requested.has(key(event.run_id, event.turn))
+      ? () => this.onRequest(event.run_id, event.turn)
+      : null;
+    const { el, body, textEl } = messageEntry(event, first, onRequest);
     this.el.append(el);
     this.message = { run: event.run_id, turn: event.turn, el, body, textEl, text: "", thinking: null };
     return this.message;
@@ -281,13 +231,7 @@ export class Transcript {
   addThinking(event) {
     const message = this.messageFor(event);
     if (!message.thinking) {
-      const pre = h("div", { class: "thinking-text", "data-testid": "thinking-text" });
-      const fold = h(
-        "details",
-        { class: "thinking", "data-testid": "thinking" },
-        h("summary", {}, "Thinking"),
-        pre,
-      );
+      const { fold, pre } = thinkingFold();
       message.textEl.before(fold);
       message.thinking = { fold, pre, text: "" };
     }
@@ -300,9 +244,7 @@ export class Transcript {
     const message = this.message;
     if (message && message.run === event.run_id && message.turn === event.turn) {
       message.el.dataset.discarded = "true";
-      message.body.append(
-        h("p", { class: "discarded-note", "data-testid": "discarded-note" }, `Discarded: ${event.reason}`),
-      );
+      message.body.append(discardedNote(event.reason));
       this.endMessage();
     }
     for (const card of this.cards.values()) {
@@ -376,63 +318,24 @@ export class Transcript {
       return;
     }
     this.endMessage();
-    this.el.append(h("ul", { class: "hook-list hook-list-flow" }, hookLine(event)));
+    this.el.append(hookEntry(event));
   }
 
   addNotice(event) {
     this.endMessage();
-    this.el.append(
-      h(
-        "p",
-        { class: "notice", "data-kind": "safety", "data-testid": "safety-notice", dataset: { callId: event.call_id || "" } },
-        String(event.text || ""),
-      ),
-    );
+    this.el.append(safetyNotice(event));
   }
 
   addVerify(event) {
     this.endMessage();
-    const ok = event.ok === true;
-    const exit = event.exit_code === null || event.exit_code === undefined ? "" : `exit ${event.exit_code}`;
-    const output = typeof event.output === "string" ? event.output : "";
-    this.el.append(
-      h(
-        "section",
-        { class: "verify", "data-testid": "verify-result", dataset: { ok: String(ok) }, "aria-label": `Verify ${ok ? "passed" : "failed"}` },
-        h(
-          "header",
-          { class: "verify-head" },
-          h("span", { class: "verify-icon", "aria-hidden": "true" }, ok ? "✓" : "✕"),
-          h("strong", { class: "verify-verdict" }, ok ? "Verify passed" : "Verify failed"),
-          h("code", { class: "verify-command" }, String(event.command || "")),
-          h("span", { class: "verify-meta" }, [exit, formatDuration(Number(event.duration_ms))].filter(Boolean).join(" · ")),
-        ),
-        foldable(output, { label: ok ? "Show output" : "Show output (sent back to the model)", testid: "verify-output", forceFold: true }),
-      ),
-    );
+    this.el.append(verifyEntry(event));
   }
 
   addEnd(event) {
     this.endMessage();
     for (const card of this.cards.values()) if (card.runId === event.run_id) card.abandon();
     for (const [id, approval] of this.approvals) if (id.startsWith(`${event.run_id}\u0000`)) approval.end();
-    const status = String(event.status || "");
-    const turns = Number(event.turns) || 0;
-    const parts = [`${turns} ${turns === 1 ? "turn" : "turns"}`];
-    const started = this.startedAt.get(event.run_id);
-    if (started !== undefined) parts.push(formatDuration((event.ts - started) * 1000));
-    this.el.append(
-      h(
-        "div",
-        { class: "run-end", "data-status": status, "data-testid": "run-end", role: "status" },
-        h("span", { class: "run-end-label" }, status.charAt(0).toUpperCase() + status.slice(1)),
-        h("span", {}, parts.join(" · ")),
-        // Why a run ended otherwise than with an answer, in the flow of the conversation.
-        status !== "completed" && event.reason
-          ? h("span", { class: "run-end-reason", "data-testid": "run-end-reason" }, String(event.reason))
-          : null,
-      ),
-    );
+    this.el.append(runEndEntry(event, this.startedAt.get(event.run_id)));
   }
 
   restoreScroll() {

@@ -7,7 +7,7 @@ driven with pygit2) holds one parentless commit per checkpoint, kept alive by
 ``CheckpointStore`` is the facade; the modules beside it each do one thing:
 ``shadow`` (where and how the repository is opened), ``lock``, ``excludes``,
 ``manifest`` (stat cache), ``capture``, ``objects`` and ``pack`` (writing),
-``diff``, ``rewind``, ``prune``.
+``take`` (one checkpoint), ``index`` (the table), ``diff``, ``rewind``, ``prune``.
 """
 
 from server.engine.checkpoints.model import (

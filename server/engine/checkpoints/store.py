@@ -3,90 +3,46 @@
 Every operation on a workspace holds that workspace's lock (threads and
 processes alike) for its whole length, opens the shadow repository afresh and
 frees it at the end. The checkpoint index lives in the store's database
-(table ``checkpoints``); the snapshots live in the shadow repositories.
+(table ``checkpoints``, module ``index``); the snapshots live in the shadow
+repositories (module ``take`` makes one). This module holds the operations as
+the callers see them: take, list, diff, rewind, roll back, prune and delete.
 """
 
 from __future__ import annotations
 
 import builtins
-import json
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
-from peewee import SQL, SqliteDatabase
+from peewee import SqliteDatabase
 
 from server.core.paths import Paths
 from server.core.settings import CheckpointSettings
+from server.engine.checkpoints import index
 from server.engine.checkpoints import manifest as manifests
 from server.engine.checkpoints.capture import Limits, capture, normalize
-from server.engine.checkpoints.diff import changed_paths, diff_trees
+from server.engine.checkpoints.diff import diff_trees
+from server.engine.checkpoints.index import resolve_workspace
 from server.engine.checkpoints.lock import workspace_lock
 from server.engine.checkpoints.manifest import Manifest
 from server.engine.checkpoints.model import (
     Checkpoint,
     CheckpointError,
-    CheckpointNotFound,
     FileDiff,
     RewindResult,
     RollbackResult,
-    SkippedFile,
 )
 from server.engine.checkpoints.prune import GarbageStats, beyond_limits, drop_refs, size_of
 from server.engine.checkpoints.rewind import restore
-from server.engine.checkpoints.shadow import REF_PREFIX, Shadow, locate, touch_stamp
-from server.engine.checkpoints.watch import WATCHES
+from server.engine.checkpoints.shadow import Shadow, locate, touch_stamp
+from server.engine.checkpoints.take import current_manifest, empty_folders, take
 from server.engine.store.checkpoint_records import CheckpointRecord
 from server.engine.store.migrations import apply_migrations
-from server.engine.store.store import Store, new_id
+from server.engine.store.store import Store
 from server.engine.workspace import own_folders_inside
-
-_SIGNATURE = ("Sparrow", "sparrow@localhost")
-_EMPTY_FOLDER = "empty-folder: "
-
-
-def _empty_folders(repo: pygit2.Repository, commit_id: str) -> builtins.list[str] | None:
-    """The empty folders a checkpoint recorded; None when it predates the record."""
-    commit = repo.get(commit_id)
-    if not isinstance(commit, pygit2.Commit):
-        return None
-    message = commit.message
-    if "\nworkspace " not in message:
-        return None
-    folders = []
-    for line in message.splitlines():
-        if line.startswith(_EMPTY_FOLDER):
-            try:
-                folder = json.loads(line[len(_EMPTY_FOLDER):])
-            except ValueError:
-                continue
-            if isinstance(folder, str):
-                folders.append(folder)
-    return folders
-
-
-def _to_checkpoint(row: CheckpointRecord) -> Checkpoint:
-    return Checkpoint(
-        id=row.id,
-        workspace=row.workspace,
-        run_id=row.run_id,
-        turn=row.turn,
-        tool=row.tool,
-        created_at=row.created_at,
-        commit=row.commit_id,
-        files_changed=json.loads(row.files_changed),
-        bytes_stored=row.bytes_stored,
-        duration_ms=row.duration_ms,
-        skipped=[SkippedFile(path, reason) for path, reason in json.loads(row.skipped)],
-        reason=row.reason,
-        baseline=bool(row.baseline),
-    )
-
-
-def resolve_workspace(workspace: str | Path) -> Path:
-    return Path(workspace).expanduser().resolve()
 
 
 class CheckpointStore:
@@ -163,27 +119,6 @@ class CheckpointStore:
             )
         return checkpoint
 
-    def _manifest(self, repo: pygit2.Repository, shadow: Shadow) -> Manifest:
-        loaded = manifests.load(shadow.manifest_path)
-        if loaded.tree is not None and pygit2.Oid(raw=loaded.tree) not in repo:
-            return Manifest()  # the repository was reset under it: read everything
-        return loaded
-
-    def _latest_tree(self, repo: pygit2.Repository, old: Manifest, workspace: str) -> bytes | None:
-        """The tree of the newest checkpoint of the workspace that still exists."""
-        if old.head is not None and REF_PREFIX + old.head[0] in repo.references:
-            return old.head[1]
-        row = (
-            CheckpointRecord.select()
-            .where(CheckpointRecord.workspace == workspace)
-            .order_by(CheckpointRecord.created_at.desc(), SQL("rowid DESC"))
-            .first()
-        )
-        if row is None:
-            return None
-        commit = repo.get(row.commit_id)
-        return bytes(commit.tree_id.raw) if isinstance(commit, pygit2.Commit) else None
-
     def _checkpoint(
         self,
         repo: pygit2.Repository,
@@ -195,75 +130,18 @@ class CheckpointStore:
         hint: builtins.list[str] | None,
         started: float,
     ) -> tuple[Checkpoint, Manifest]:
-        workspace = str(shadow.workspace)
-        old = self._manifest(repo, shadow)
-        if hint is None:
-            # What the kernel saw change since the last checkpoint; None: scan it all.
-            hint = WATCHES.hint(workspace, shadow.manifest_path, old.dirs if old.tree else ())
-        stamp = touch_stamp(shadow)
-        try:
-            watch_folder = WATCHES.before_listing(workspace)
-            result = capture(
-                repo, shadow, old, self._limits, stamp, hint, watch_folder, self._reserved(shadow)
-            )
-            latest = self._latest_tree(repo, old, workspace)
-            # No checkpoint before it: it is the baseline, not a change of every file.
-            baseline = latest is None
-            files = changed_paths(repo, latest, result.tree)
-            created = time.time()
-            signature = pygit2.Signature(*_SIGNATURE, int(created), 0)
-            message = f"{tool}: {reason}\n\nrun {run_id}, turn {turn}\nworkspace {workspace}\n"
-            # Git keeps no empty folders: the checkpoint names them, for a rewind.
-            empty = sorted(result.manifest.empty or ())
-            message += "".join(f"{_EMPTY_FOLDER}{json.dumps(folder)}\n" for folder in empty)
-            commit = repo.create_commit(
-                None, signature, signature, message, pygit2.Oid(raw=result.tree), []
-            )
-            checkpoint_id = new_id("cp")
-            while REF_PREFIX + checkpoint_id in repo.references:  # same second, same random part
-                checkpoint_id = new_id("cp")
-            repo.references.create(REF_PREFIX + checkpoint_id, commit)
-            result.manifest.head = (checkpoint_id, result.tree)
-            manifests.save(shadow.manifest_path, result.manifest, base=old, changed=result.touched)
-        except BaseException:
-            # The drained events are recorded nowhere yet: scan it all next time.
-            WATCHES.forget(workspace)
-            raise
-        WATCHES.captured(
-            workspace, shadow.manifest_path, result.manifest.dirs, linked=result.linked
-        )
-        skipped = [SkippedFile(p, r) for p, r in sorted(result.manifest.skipped.items())]
-        checkpoint = Checkpoint(
-            id=checkpoint_id,
-            workspace=workspace,
-            run_id=run_id,
-            turn=turn,
-            tool=tool,
-            created_at=created,
-            commit=str(commit),
-            files_changed=files,
-            bytes_stored=result.bytes_stored,
-            duration_ms=round((time.perf_counter() - started) * 1000),
-            skipped=skipped,
-            reason=reason,
-            baseline=baseline,
-        )
-        CheckpointRecord.create(
-            id=checkpoint.id,
-            workspace=workspace,
+        return take(
+            repo,
+            shadow,
+            self._limits,
+            self._reserved(shadow),
             run_id=run_id,
             turn=turn,
             tool=tool,
             reason=reason,
-            created_at=created,
-            commit_id=checkpoint.commit,
-            files_changed=json.dumps(files),
-            bytes_stored=checkpoint.bytes_stored,
-            duration_ms=checkpoint.duration_ms,
-            skipped=json.dumps([[s.path, s.reason] for s in skipped]),
-            baseline=baseline,
+            hint=hint,
+            started=started,
         )
-        return checkpoint, result.manifest
 
     # -- reading the index --------------------------------------------------
 
@@ -271,27 +149,10 @@ class CheckpointStore:
         self, workspace: Path | None = None, run_id: str | None = None
     ) -> builtins.list[Checkpoint]:
         """Checkpoints, newest first, of one workspace and/or one run."""
-        query = CheckpointRecord.select()
-        if workspace is not None:
-            query = query.where(CheckpointRecord.workspace == str(resolve_workspace(workspace)))
-        if run_id is not None:
-            query = query.where(CheckpointRecord.run_id == run_id)
-        query = query.order_by(CheckpointRecord.created_at.desc(), SQL("rowid DESC"))
-        return [_to_checkpoint(row) for row in query]
+        return index.listed(workspace, run_id)
 
     def get(self, checkpoint_id: str) -> Checkpoint | None:
-        row = CheckpointRecord.get_or_none(CheckpointRecord.id == checkpoint_id)
-        return _to_checkpoint(row) if row is not None else None
-
-    def _require(self, checkpoint_id: str, workspace: Path | None = None) -> Checkpoint:
-        found = self.get(checkpoint_id)
-        if found is None:
-            raise CheckpointNotFound(f"no checkpoint '{checkpoint_id}' (see `sparrow checkpoints`)")
-        if workspace is not None and found.workspace != str(resolve_workspace(workspace)):
-            raise CheckpointError(
-                f"checkpoint '{checkpoint_id}' belongs to {found.workspace}, not {workspace}"
-            )
-        return found
+        return index.get(checkpoint_id)
 
     @staticmethod
     def _tree_of(repo: pygit2.Repository, checkpoint: Checkpoint) -> bytes:
@@ -310,8 +171,8 @@ class CheckpointStore:
     ) -> builtins.list[FileDiff]:
         """Per-file changes from checkpoint ``from_id`` to ``to_id``, or to the
         workspace as it is now when ``to_id`` is None."""
-        first = self._require(from_id, workspace)
-        second = self._require(to_id, Path(first.workspace)) if to_id is not None else None
+        first = index.require(from_id, workspace)
+        second = index.require(to_id, Path(first.workspace)) if to_id is not None else None
         shadow = locate(self._root, Path(first.workspace))
         if second is None:
             self._existing_workspace(first.workspace)
@@ -320,7 +181,7 @@ class CheckpointStore:
             if second is not None:
                 new = self._tree_of(repo, second)
             else:
-                old_manifest = self._manifest(repo, shadow)
+                old_manifest = current_manifest(repo, shadow)
                 stamp = touch_stamp(shadow)
                 current = capture(
                     repo, shadow, old_manifest, self._limits, stamp, None,
@@ -351,7 +212,7 @@ class CheckpointStore:
         the checkpoint before it then reads only those paths."""
         started = time.perf_counter()
         root = self._existing_workspace(workspace)
-        target = self._require(checkpoint_id, root)
+        target = index.require(checkpoint_id, root)
         shadow = locate(self._root, root)
         only = None if paths is None else _normalized(root, paths)
         if only is not None and "" in only:
@@ -377,7 +238,7 @@ class CheckpointStore:
                 only,
                 target_skipped=[s.path for s in target.skipped],
                 reserved=self._reserved(shadow),
-                target_empty=_empty_folders(repo, target.commit),
+                target_empty=empty_folders(repo, target.commit),
             )
             manifests.save(shadow.manifest_path, updated, base=current, changed=touched)
         return RewindResult(
@@ -399,12 +260,12 @@ class CheckpointStore:
         unlike ``rewind``, it cannot be undone, and adds no timeline entry.
         ``changed_paths``: what the batch touched, when known."""
         root = self._existing_workspace(workspace)
-        target = self._require(checkpoint_id, root)
+        target = index.require(checkpoint_id, root)
         shadow = locate(self._root, root)
         hint = None if changed_paths is None else _normalized(root, changed_paths)
         with self._open(shadow) as repo:
             tree = self._tree_of(repo, target)
-            old = self._manifest(repo, shadow)
+            old = current_manifest(repo, shadow)
             stamp = touch_stamp(shadow)
             scanned = capture(
                 repo, shadow, old, self._limits, stamp, hint, reserved=self._reserved(shadow)
@@ -417,7 +278,7 @@ class CheckpointStore:
                 stamp,
                 target_skipped=[s.path for s in target.skipped],
                 reserved=self._reserved(shadow),
-                target_empty=_empty_folders(repo, target.commit),
+                target_empty=empty_folders(repo, target.commit),
             )
             changed = scanned.touched | touched
             manifests.save(shadow.manifest_path, updated, base=old, changed=changed)
@@ -451,44 +312,28 @@ class CheckpointStore:
         wanted = builtins.list(dict.fromkeys(run_ids))
         if not wanted:
             return 0
-        doomed: dict[str, builtins.list[str]] = {}
-        query = CheckpointRecord.select(CheckpointRecord.id, CheckpointRecord.workspace).where(
-            CheckpointRecord.run_id.in_(wanted)
-        )
-        for row in query:
-            doomed.setdefault(row.workspace, []).append(row.id)
+        doomed = index.of_runs(wanted)
         return sum(self._delete(Path(ws), ids) for ws, ids in doomed.items())
 
     def delete_ids(self, checkpoint_ids: Iterable[str]) -> int:
         """Delete these checkpoints (those only a deleted session referred to)."""
-        wanted = builtins.list(dict.fromkeys(checkpoint_ids))
-        doomed: dict[str, builtins.list[str]] = {}
-        query = CheckpointRecord.select(CheckpointRecord.id, CheckpointRecord.workspace).where(
-            CheckpointRecord.id.in_(wanted)
-        )
-        for row in query:
-            doomed.setdefault(row.workspace, []).append(row.id)
+        doomed = index.of_ids(builtins.list(dict.fromkeys(checkpoint_ids)))
         return sum(self._delete(Path(ws), ids) for ws, ids in doomed.items())
 
     def _delete(self, workspace: Path, ids: builtins.list[str]) -> int:
         shadow = locate(self._root, workspace)
         with workspace_lock(shadow.lock_path):
-            deleted = CheckpointRecord.delete().where(CheckpointRecord.id.in_(ids)).execute()
+            deleted = index.delete(ids)
             if shadow.exists():
                 self._drop_refs(shadow)
-        return int(deleted)
+        return deleted
 
     def _drop_refs(self, shadow: Shadow) -> GarbageStats:
         """Delete the refs no index row names (those just deleted, and any a
         crash left behind), then collect the garbage. Lock held."""
-        workspace = str(shadow.workspace)
-        kept = {
-            row.id
-            for row in CheckpointRecord.select(CheckpointRecord.id).where(
-                CheckpointRecord.workspace == workspace
-            )
-        }
-        return drop_refs(shadow, kept, self._manifest)
+        kept = index.ids_of(str(shadow.workspace))
+        return drop_refs(shadow, kept, current_manifest)
+
 
 def _normalized(root: Path, paths: Iterable[str]) -> builtins.list[str]:
     found = []
