@@ -65,6 +65,8 @@ def test_the_conversation_gets_most_of_the_height(
 ) -> None:
     app.set_viewport_size({"width": width, "height": height})
     long_conversation(app, sparrow_server, workspace)
+    # The model list fills the composer's select: measured once it has, at its widest.
+    expect(app.get_by_test_id("composer-model").locator("option")).not_to_have_count(0)
     app.get_by_test_id("composer-input").fill("And one more thing about the notes")
     sizes = measure(app)
     app.screenshot(path=artifacts / f"run-view-{width}x{height}.png")
