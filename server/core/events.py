@@ -44,8 +44,12 @@ class Event:
         text. (An event is not changed once its channel has sent it.)"""
         cached: str | None = self.__dict__.get("_json")
         if cached is None:
-            cached = self.__dict__["_json"] = json.dumps(self.to_dict(), ensure_ascii=False)
+            cached = self.__dict__["_json"] = _ENCODER.encode(self.to_dict())
         return cached
+
+
+# json.dumps with an option builds an encoder at every call: this one is made once.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(kw_only=True)

@@ -93,10 +93,10 @@ class RunChannel:
         redactor = self._held[key][0] if key in self._held else StreamRedactor()
         self._held[key] = (redactor, delta)
         safe = redactor.feed(delta.text)
-        if safe == delta.text:  # the usual case: nothing held back, nothing blanked
-            return self._send(delta)
+        if safe and safe != delta.text:
+            delta.text = safe  # not sent yet, so not seen yet: no copy needed
         if safe:
-            return self._send(dataclasses.replace(delta, text=safe))
+            return self._send(delta)
         return delta
 
     def _flush(self, key: tuple[object, ...]) -> None:

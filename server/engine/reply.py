@@ -72,37 +72,49 @@ class _Gathered:
 
 
 class _Inbox:
-    """What the reader has read and the reply has not taken yet. A deque and a
-    wake-up: the cheapest hand-over between the two tasks, paid per piece."""
+    """What the reader has read and the reply has not taken yet: a deque, and a
+    wake-up paid only when the reply is waiting (not per piece)."""
 
     def __init__(self) -> None:
         self.items: deque[StreamPart | _Failed] = deque()
         self.closed = False
+        self.waiting = False
         self._arrived = anyio.Event()
 
-    def put(self, item: StreamPart | _Failed) -> None:
-        self.items.append(item)
+    def wake(self) -> None:
+        self.waiting = False
         self._arrived.set()
 
     def close(self) -> None:
         self.closed = True
-        self._arrived.set()
+        self.wake()
 
     async def wait(self) -> None:
         """Until something is there (or the reader is done)."""
         while not self.items and not self.closed:
-            await self._arrived.wait()
             self._arrived = anyio.Event()
+            self.waiting = True
+            await self._arrived.wait()
 
 
-async def _read(parts: AsyncGenerator[StreamPart, None], inbox: _Inbox) -> None:
-    try:
-        async for part in parts:
-            inbox.put(part)
-    except Exception as exc:  # handed over: raised where the reply is read
-        inbox.put(_Failed(exc))
-    finally:
-        inbox.close()
+async def _read(
+    parts: AsyncGenerator[StreamPart, None], inbox: _Inbox, scope: anyio.CancelScope
+) -> None:
+    # The scope is shielded: the model's SDK checks for a cancel at every piece
+    # (anyio walks the scopes up to the first shield), and a reader nested in the
+    # run's scopes walks them all each time. The reply cancels this scope when it
+    # ends, for whatever reason: a cancel of the run still stops the reader at once.
+    with scope:
+        items = inbox.items
+        try:
+            async for part in parts:
+                items.append(part)
+                if inbox.waiting:
+                    inbox.wake()
+        except Exception as exc:  # handed over: raised where the reply is read
+            items.append(_Failed(exc))
+        finally:
+            inbox.close()
 
 
 @dataclass
@@ -122,13 +134,15 @@ class ReplyStreamer:
         self.last_usage = None
         failure: Exception | None = None
         stream = self.provider.stream(messages, specs, system)
+        reading = anyio.CancelScope(shield=True)
         async with aclosing(stream) as parts, anyio.create_task_group() as tg:
-            tg.start_soon(_read, parts, inbox)
+            tg.start_soon(_read, parts, inbox, reading)
             try:
                 await self._consume(inbox, turn, gathered)
             except Exception as exc:  # a hard stop, a failed model: past the task group
                 failure = exc
-                tg.cancel_scope.cancel()
+            finally:  # a cancel of the run too: the reader is shielded from it
+                reading.cancel()
         if failure is not None:
             raise failure
         if not gathered.usage_seen and not self.usage_missing_told:
@@ -161,18 +175,21 @@ class ReplyStreamer:
     def _take(self, batch: list[StreamPart | _Failed], turn: int, gathered: _Gathered) -> None:
         """Emit what a batch says, the consecutive pieces of one stream as one delta."""
         run_id, emit = self.run_id, self.channel.emit
-        index = 0
-        while index < len(batch):
+        index, size = 0, len(batch)
+        while index < size:
             part = batch[index]
             if isinstance(part, _Failed):
                 raise part.error
             if isinstance(part, TextChunk | ThinkingChunk | ToolArgsChunk):
-                pieces = [part.text]
-                index += 1
-                while index < len(batch) and _same_stream(part, batch[index]):
-                    pieces.append(batch[index].text)  # type: ignore[union-attr]
-                    index += 1
-                text = "".join(pieces)
+                # The run of pieces of this stream: the loop every piece of a fast
+                # model passes through, so no call in it.
+                kind, end = part.__class__, index + 1
+                while end < size and batch[end].__class__ is kind:
+                    if kind is ToolArgsChunk and batch[end].call_id != part.call_id:  # type: ignore[union-attr]
+                        break
+                    end += 1
+                text = "".join([p.text for p in batch[index:end]])  # type: ignore[union-attr]
+                index = end
                 if isinstance(part, TextChunk):
                     gathered.text.append(text)
                     emit(TextDelta(run_id=run_id, turn=turn, text=text))
@@ -200,11 +217,3 @@ class ReplyStreamer:
                 gathered.calls.clear()
                 gathered.thinking.clear()
                 emit(TurnDiscarded(run_id=run_id, turn=turn, reason=part.reason))
-
-
-def _same_stream(first: StreamPart, other: StreamPart | _Failed) -> bool:
-    if type(other) is not type(first):
-        return False
-    if isinstance(first, ToolArgsChunk):
-        return isinstance(other, ToolArgsChunk) and other.call_id == first.call_id
-    return True

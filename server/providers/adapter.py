@@ -25,6 +25,7 @@ from server.providers.base import (
     ResponseDiscarded,
     RetryNotice,
     StreamPart,
+    TextChunk,
     ToolSpec,
     UsageChunk,
 )
@@ -126,6 +127,7 @@ class ModelAdapter:
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
     ) -> AsyncGenerator[StreamPart, None]:
         from pydantic_ai.direct import model_request_stream
+        from pydantic_ai.messages import PartDeltaEvent, TextPartDelta
 
         from server.providers.translate import (
             EventMapper,
@@ -159,6 +161,12 @@ class ModelAdapter:
                                 f"{self.settings.request_timeout_seconds:g} s "
                                 "([models] request_timeout_seconds)"
                             )
+                        # Most events are a piece of text: no call, no list for them.
+                        if type(event) is PartDeltaEvent and type(event.delta) is TextPartDelta:
+                            if event.delta.content_delta:
+                                streamed = True
+                                yield TextChunk(event.delta.content_delta)
+                            continue
                         for part in mapper.parts(event):
                             streamed = True
                             yield part

@@ -8,13 +8,14 @@ from types import TracebackType
 from typing import Self
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from server.core.events import Event, Notice, TextDelta, ToolCallDelta, UsageReported
 from server.core.settings import BudgetSettings
 from server.engine.bus import EventBus
 from server.engine.channel import RunChannel
-from server.engine.guards import Budget
+from server.engine.guards import Budget, HardStop
 from server.engine.reply import ReplyStreamer
 from server.providers.base import (
     Message,
@@ -117,3 +118,75 @@ def test_no_usage_is_said_once_per_run() -> None:
     notices = [e for e in seen if isinstance(e, Notice)]
     assert len(notices) == 1
     assert "reports no token usage" in notices[0].text
+
+
+class Endless:
+    """A provider that talks on and on, a piece per turn of the event loop (up
+    to a bound, so that a reply that fails to stop it fails its test rather than
+    hangs it); it notes when its stream is closed."""
+
+    bound = 20_000
+
+    name = "endless"
+    reported_window: int | None = None
+
+    def __init__(self, first: list[StreamPart]) -> None:
+        self.first = first
+        self.pieces = 0
+        self.closed = anyio.Event()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
+    ) -> AsyncGenerator[StreamPart, None]:
+        try:
+            for part in self.first:
+                yield part
+            while self.pieces < self.bound:
+                self.pieces += 1
+                yield TextChunk("more ")
+                await anyio.lowlevel.checkpoint()  # what an SDK does between pieces
+        finally:
+            self.closed.set()
+
+
+@pytest.mark.anyio
+async def test_a_cancel_of_the_run_stops_the_streaming_reply_at_once() -> None:
+    # The reader of the stream sits in a shielded scope (cheaper checkpoints):
+    # the reply itself must carry a cancel of the run to it.
+    provider = Endless([TextChunk("hello ")])
+    run = anyio.CancelScope()
+
+    def cancel_on_first_text(event: Event) -> None:
+        if isinstance(event, TextDelta):
+            run.cancel()
+
+    channel = RunChannel("r1", EventBus(), [cancel_on_first_text])
+    streamer = ReplyStreamer(provider, "r1", channel, Budget(BudgetSettings(), "endless:model"))
+    with anyio.move_on_after(30) as guard:
+        with run:
+            await streamer.reply(1, [], [], "")
+    assert run.cancelled_caught and not guard.cancelled_caught
+    assert provider.closed.is_set() and provider.pieces < provider.bound
+    pieces = provider.pieces
+    await anyio.sleep(0.05)
+    assert provider.pieces == pieces  # nothing reads it any more
+
+
+@pytest.mark.anyio
+async def test_a_hard_stop_mid_stream_stops_the_reader() -> None:
+    usage = UsageChunk(Usage(input_tokens=90, output_tokens=20))
+    provider = Endless([TextChunk("hello "), usage])
+    budget = Budget(BudgetSettings(max_tokens=100), "endless:model")
+    streamer = ReplyStreamer(provider, "r1", RunChannel("r1", EventBus()), budget)
+    with anyio.move_on_after(30) as guard, pytest.raises(HardStop, match="budget exceeded"):
+        await streamer.reply(1, [], [], "")
+    assert not guard.cancelled_caught and provider.closed.is_set()
+    assert provider.pieces < provider.bound
