@@ -34,6 +34,7 @@ class AlertService:
             self._on_message,
             on_connect=self._on_connect,
             on_disconnect=self._on_disconnect,
+            query={"levels": "kept"},  # a crossing of the first poll comes too
         )
 
     def start(self) -> None:

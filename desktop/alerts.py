@@ -128,6 +128,7 @@ class AlertModel:
         self._levels: dict[str, str] = {}  # key -> level, from the latest snapshot
         self._connected = False
         self._sent: dict[str, tuple[float, str]] = {}  # key -> (when, level) last notified
+        self._last_number = 0  # of the crossings taken (a reconnect sends the kept ones again)
         self.tray = self._tray()
 
     def connected(self) -> None:
@@ -175,6 +176,11 @@ class AlertModel:
         key, level = message.get("key"), message.get("level")
         if not isinstance(key, str) or not isinstance(level, str) or level not in RANK:
             return None
+        number = message.get("number")
+        if isinstance(number, int):
+            if number <= self._last_number:
+                return None
+            self._last_number = number
         if message.get("initial") or not message.get("rising") or rank(level) < RANK[WARNING]:
             return None
         now = self._clock()

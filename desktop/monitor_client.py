@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import urlencode
 
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
@@ -44,8 +44,9 @@ class MonitorClient:
         max_delay: float = MAX_DELAY,
         path: str = "/ws/monitor",
         hello: tuple[dict[str, Any], ...] = (),
+        query: dict[str, str] | None = None,
     ) -> None:
-        self.url = f"ws://{host}:{port}{path}?token={quote(token, safe='')}"
+        self.url = f"ws://{host}:{port}{path}?" + urlencode({"token": token, **(query or {})})
         self._hello = tuple(json.dumps(message) for message in hello)
         self.origin = Origin(f"http://{host}:{port}")
         self._on_message = on_message

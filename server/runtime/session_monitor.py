@@ -62,7 +62,8 @@ class SessionRemoved:
 @dataclass(frozen=True)
 class LevelCrossed:
     """A session's level changed (``reading.level``), up or down. ``initial`` marks
-    a session found already above a level by the monitor's first poll."""
+    a session the monitor's first poll found already above a level, unchanged
+    since the monitor started."""
 
     type: ClassVar[str] = "level_crossed"
     reading: SessionReading
@@ -121,6 +122,8 @@ class SessionMonitor:
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._polls = 0
+        # Real time, as file times are (the clock may be a test's).
+        self._started = time.time()
 
     # --- the API --------------------------------------------------------------------
 
@@ -259,9 +262,17 @@ class SessionMonitor:
         if reading.level != watched.level:
             first = watched.level == UNKNOWN
             if not first or RANK[reading.level] >= RANK[WARNING]:
-                initial = first and self._polls == 1
+                initial = first and self._polls == 1 and not self._changed_since_start(path)
                 events.append(LevelCrossed(reading, watched.level, initial=initial))
             watched.level = reading.level
+
+    def _changed_since_start(self, path: str) -> bool:
+        # A session that grew while the app started is a crossing seen live, even
+        # if the first poll is the one that reads it: it is told, not taken as old.
+        try:
+            return os.stat(path).st_mtime >= self._started
+        except OSError:
+            return False
 
     def _forget(self, path: str, events: list[MonitorEvent], deleted: bool) -> None:
         """Stop following ``path``: deleted, or idle for ``active_within_hours``."""

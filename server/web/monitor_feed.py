@@ -125,7 +125,8 @@ class MonitorFeed:
         self.sessions_message = message
         for event in crossings:
             self.level_count += 1
-            text = json.dumps(level_message(event), ensure_ascii=False)
+            numbered = level_message(event) | {"number": self.level_count}
+            text = json.dumps(numbered, ensure_ascii=False)
             self.levels.append((self.level_count, text))
         self.version += 1
         published, self._published = self._published, anyio.Event()

@@ -83,8 +83,13 @@ async def monitor_socket(websocket: WebSocket) -> None:
 async def _pump(websocket: WebSocket, feed: MonitorFeed, scope: anyio.CancelScope) -> None:
     # Noted before the first snapshot: a change from now on is sent again after it.
     version, levels_seen = feed.version, feed.level_count
+    # A client that must not miss a crossing (the desktop's notifications, which
+    # connect while the first poll may already have run) asks for the kept ones.
+    kept = feed.levels_after(0) if websocket.query_params.get("levels") == "kept" else []
     try:
         await websocket.send_text(await feed.current_message())
+        for text in kept:
+            await websocket.send_text(text)
         while True:
             version = await feed.wait(version)
             await websocket.send_text(feed.sessions_message)

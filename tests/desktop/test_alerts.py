@@ -180,6 +180,17 @@ def test_initial_crossings_at_startup_make_no_notice(model: AlertModel) -> None:
     assert model.handle(crossing(B, "warning", "unknown", initial=True)) == []
 
 
+def test_crossings_sent_again_on_a_reconnect_make_no_second_notice(
+    model: AlertModel, clock: Clock
+) -> None:
+    assert len(model.handle(crossing(A, "warning") | {"number": 1})) == 1
+    assert len(model.handle(crossing(B, "critical") | {"number": 2})) == 1
+    clock.now += 3600  # long past the interval: only the number tells them apart
+    assert model.handle(crossing(A, "warning") | {"number": 1}) == []
+    assert model.handle(crossing(B, "critical") | {"number": 2}) == []
+    assert len(model.handle(crossing(A, "critical", "warning") | {"number": 3})) == 1
+
+
 def test_falling_crossings_make_no_notice(model: AlertModel) -> None:
     assert model.handle(crossing(A, "warning", "critical", rising=False)) == []
     assert model.handle(crossing(A, "ok", "warning", rising=False)) == []

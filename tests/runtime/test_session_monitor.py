@@ -55,21 +55,32 @@ def test_sessions_of_both_tools_most_urgent_first(
     t.write(claude / "-home-ada-a" / "s-ok.jsonl", t.context_line(20_000, "m"))
     t.write(claude / "-home-ada-b" / "s-crit.jsonl", t.context_line(140_000, "m"))
     t.write(t.codex_file(codex), t.codex_meta(), t.codex_turn(), t.codex_tokens(150_000))
-    events = monitor.poll()
+    started_before = SessionMonitor(MonitorSettings(), roots=monitor.roots)
+    events = started_before.poll()
     assert len(of(events, SessionUpdated)) == 3
     crossed = of(events, LevelCrossed)
     assert {(e.reading.session_id, e.reading.level, e.initial) for e in crossed} == {
         ("s-crit", "critical", True),
         (t.CODEX_ID, "warning", True),
     }
-    snapshot = monitor.snapshot()
+    snapshot = started_before.snapshot()
     assert [(r.tool, r.level) for r in snapshot] == [
         (CLAUDE_CODE, "critical"),
         (CODEX, "warning"),
         (CLAUDE_CODE, "ok"),
     ]
     assert snapshot[1].model == t.CODEX_MODEL and snapshot[1].window == t.CODEX_WINDOW
-    assert monitor.poll() == []  # nothing changed: nothing read, nothing said
+    assert started_before.poll() == []  # nothing changed: nothing read, nothing said
+
+
+def test_a_session_grown_since_the_start_is_a_live_crossing_on_the_first_poll(
+    monitor: SessionMonitor, claude: Path
+) -> None:
+    """The app was starting while the session crossed: its first poll sees it
+    above warning, and that is news to tell, not an old state."""
+    t.write(claude / "-p" / "s1.jsonl", t.context_line(120_000, "m"))
+    (crossed,) = of(monitor.poll(), LevelCrossed)
+    assert (crossed.reading.level, crossed.rising, crossed.initial) == ("warning", True, False)
 
 
 def test_appends_move_the_meter_and_cross_levels(monitor: SessionMonitor, claude: Path) -> None:

@@ -172,6 +172,27 @@ def test_an_append_is_pushed_with_its_level_crossing(
     assert crossed["reading"] == live
 
 
+def test_a_client_that_asks_gets_the_kept_crossings_after_the_first_state(
+    watching: TestClient, session_folders: SessionFolders
+) -> None:
+    path = t.write(
+        session_folders.claude_session("-home-ada-engine", "s-live"),
+        t.context_line(60_000, "m1", ts=now(2)),
+    )
+    with watching.websocket_connect(MONITOR_WS) as ws:
+        receive_until(ws, lambda m: any(s["context_tokens"] == 60_000 for s in sessions(m)))
+        t.append(path, t.context_line(150_000, "m2", ts=now()))
+        receive_until(ws, lambda m: m["type"] == "monitor_level")
+    with watching.websocket_connect(MONITOR_WS + "?levels=kept") as late:
+        first, kept = late.receive_json(), late.receive_json()
+    assert first["type"] == "monitor_sessions"
+    assert (kept["type"], kept["number"], kept["level"]) == ("monitor_level", 1, "critical")
+    with watching.websocket_connect(MONITOR_WS) as plain:
+        assert plain.receive_json()["type"] == "monitor_sessions"
+        plain.send_text("ping")  # the socket ignores it; a crossing would come first
+    assert watching.get("/api/monitor").json()["sessions"][0]["level"] == "critical"
+
+
 def test_a_deleted_transcript_leaves_the_list(
     watching: TestClient, session_folders: SessionFolders
 ) -> None:
