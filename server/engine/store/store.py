@@ -30,8 +30,10 @@ INTERRUPTED_REASON = "the Sparrow process running it (pid {pid}) ended before th
 
 
 def new_id(prefix: str) -> str:
-    """Sortable by time, readable, and unique enough for one user's machine."""
-    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+    """Sortable by time, readable, and unique on one user's machine: 40 random
+    bits a second (24 made two of 600 rules created in one second collide about
+    once in a hundred)."""
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(5)}"
 
 
 @dataclass(frozen=True)
