@@ -2,12 +2,13 @@
 into the message that joins the conversation.
 
 A task of its own reads the provider's stream into a queue, and the reply
-takes what has arrived in batches. At a model's ordinary pace (a piece every
-few milliseconds or more) each piece is shown the moment it comes. When
-pieces come faster than every ``GATHER_SECONDS`` (a fast local model, a burst
-from the network), the reply gathers for that long and merges the pieces of a
-stream into one delta: each event costs a transcript line and a trip to
-every surface, and a fast model must not be slowed down by them."""
+takes what has arrived in batches, at most one every ``GATHER_SECONDS`` (a
+frame of a 60 Hz screen, so nothing shows later than a screen could show it).
+A piece that comes after a longer pause is shown the moment it comes; pieces
+that come faster (a fast local model, a burst from the network, a cloud model
+at 100 tokens a second) wait for the rest of the frame and are merged per
+stream into one delta: each event costs a transcript line and a trip to every
+surface, and a fast model must not be slowed down by them."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
     from server.providers.base import Provider
 
-GATHER_SECONDS: Final = 0.002
+GATHER_SECONDS: Final = 0.016
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,9 @@ class ReplyStreamer:
             await inbox.wait()
             if not inbox.items:
                 return  # the reader is done
-            if time.monotonic() - last < GATHER_SECONDS:
-                await anyio.sleep(GATHER_SECONDS)
+            early = last + GATHER_SECONDS - time.monotonic()
+            if early > 0:
+                await anyio.sleep(early)
             batch = list(inbox.items)
             inbox.items.clear()
             last = time.monotonic()

@@ -3,6 +3,7 @@ or reordered, and a failure mid-stream reaches the loop."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncGenerator, Sequence
 from types import TracebackType
 from typing import Self
@@ -16,7 +17,7 @@ from server.core.settings import BudgetSettings
 from server.engine.bus import EventBus
 from server.engine.channel import RunChannel
 from server.engine.guards import Budget, HardStop
-from server.engine.reply import ReplyStreamer
+from server.engine.reply import GATHER_SECONDS, ReplyStreamer
 from server.providers.base import (
     Message,
     ProviderError,
@@ -37,9 +38,12 @@ class Burst:
     name = "burst"
     reported_window = None
 
-    def __init__(self, parts: list[StreamPart], *, then_fail: bool = False) -> None:
+    def __init__(
+        self, parts: list[StreamPart], *, then_fail: bool = False, pause: float = 0.0
+    ) -> None:
         self.parts = parts
         self.then_fail = then_fail
+        self.pause = pause  # between two pieces: a model's pace
 
     async def __aenter__(self) -> Self:
         return self
@@ -52,7 +56,9 @@ class Burst:
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
     ) -> AsyncGenerator[StreamPart, None]:
-        for part in self.parts:
+        for n, part in enumerate(self.parts):
+            if n and self.pause:
+                await anyio.sleep(self.pause)
             yield part
         if self.then_fail:
             raise ProviderError("the stream broke")
@@ -99,6 +105,24 @@ def test_a_burst_is_merged_per_stream_in_order() -> None:
     assert firsts == sorted(firsts)
     assert message.tool_calls == (call.call,)  # type: ignore[attr-defined]
     assert [e.output_tokens for e in seen if isinstance(e, UsageReported)] == [500]
+
+
+def test_at_a_slow_pace_each_piece_is_shown_as_it_comes() -> None:
+    words = [TextChunk(f"word{i} ") for i in range(3)]
+    streamer, seen = _streamer(Burst(words, pause=10 * GATHER_SECONDS))
+    _reply(streamer)
+    assert [e.text for e in seen if isinstance(e, TextDelta)] == [w.text for w in words]
+
+
+def test_at_a_fast_pace_there_is_at_most_one_delta_a_frame() -> None:
+    words = [TextChunk(f"word{i} ") for i in range(60)]
+    streamer, seen = _streamer(Burst(words, pause=GATHER_SECONDS / 8))
+    started = time.monotonic()
+    _reply(streamer)
+    took = time.monotonic() - started
+    deltas = [e.text for e in seen if isinstance(e, TextDelta)]
+    assert "".join(deltas) == "".join(w.text for w in words)
+    assert 1 < len(deltas) <= took / GATHER_SECONDS + 1
 
 
 def test_a_failure_mid_stream_reaches_the_loop_after_what_was_shown() -> None:
