@@ -111,8 +111,8 @@ def _receive(ws: ClientConnection, text: list[str], times: list[float]) -> None:
             return
 
 
-def through_sparrow(served: Served, workspace: Path) -> tuple[float, float]:
-    """(tokens per second, seconds to the first token)."""
+def through_sparrow(served: Served, workspace: Path) -> tuple[float, float, int]:
+    """(tokens per second, seconds to the first token, text deltas received)."""
     uri = f"ws://127.0.0.1:{served.port}/ws?token={served.token}"
     text: list[str] = []
     times: list[float] = []
@@ -127,7 +127,7 @@ def through_sparrow(served: Served, workspace: Path) -> tuple[float, float]:
     # The first message carries the first token (and any merged after it).
     first_words = len(text[0].split())
     rest = len("".join(text).split()) - first_words
-    return rest / (times[-1] - times[0]), times[0] - started
+    return rest / (times[-1] - times[0]), times[0] - started, len(text)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         vendor.terminate()
         vendor.wait()
-    ours = statistics.median(rate for rate, _ in sparrow)
+    ours = statistics.median(rate for rate, _, _ in sparrow)
     theirs = statistics.median(rate for rate, _ in alone)
     print(f"Tokens per second, {args.tokens:,} tokens from a local Chat Completions server, "
           f"median of {args.runs}")
@@ -165,10 +165,12 @@ def main(argv: list[str] | None = None) -> None:
     print(row("through Sparrow to a WebSocket client", f"{ours:,.0f}/s",
               f">= {GOAL:g} x anchor", (GOAL * theirs) / ours))
     print(f"  ratio to the anchor: {ours / theirs:.2f}")
-    first_ours = statistics.median(first for _, first in sparrow) * 1000
+    first_ours = statistics.median(first for _, first, _ in sparrow) * 1000
     first_theirs = statistics.median(first for _, first in alone) * 1000
     print(row("time to the first token, anchor", f"{first_theirs:,.0f} ms", "-", None))
     print(row("time to the first token, Sparrow (run start)", f"{first_ours:,.0f} ms", "-", None))
+    deltas = statistics.median(count for _, _, count in sparrow)
+    print(f"  text deltas received for {args.tokens:,} tokens: {deltas:,.0f}")
 
 
 if __name__ == "__main__":

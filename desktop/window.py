@@ -115,8 +115,13 @@ class DesktopWindow:
 
         self._server.bind()
         if self._qt:
+            import PySide6.QtCore  # noqa: F401  (its import hook, tamed before any thread imports)
+
             from desktop.navigation import install_qt_guard
             from desktop.qt_gui import set_desktop_identity
+            from desktop.qt_import_hook import tame
+
+            tame()
 
             install_qt_guard(self._server.base_url)
             set_desktop_identity()
