@@ -208,9 +208,11 @@ async def test_run_polls_and_calls_listeners_on_the_loop(
 ) -> None:
     path = t.write(claude / "-p" / "s.jsonl", t.context_line(90_000, "m1"))
     crossings: list[LevelCrossed] = []
-    arrived = anyio.Event()
+    seen, arrived = anyio.Event(), anyio.Event()
 
     def listener(event: MonitorEvent) -> None:
+        if isinstance(event, SessionUpdated):
+            seen.set()
         if isinstance(event, LevelCrossed):
             crossings.append(event)
             arrived.set()
@@ -218,7 +220,10 @@ async def test_run_polls_and_calls_listeners_on_the_loop(
     monitor.subscribe(listener)
     async with anyio.create_task_group() as tg:
         tg.start_soon(monitor.run, 0.02)
-        await anyio.sleep(0.1)
+        # The first poll must have read the session at "ok" before it grows: a
+        # first poll that only ran after the append would see unknown -> critical.
+        with anyio.fail_after(10):
+            await seen.wait()
         t.append(path, t.context_line(135_000, "m2"))
         with anyio.fail_after(10):
             await arrived.wait()
