@@ -38,6 +38,11 @@ from server.monitor.windows import state_lookup
 log = logging.getLogger(__name__)
 
 IDLE_EVERY = 10  # idle files and folders are looked at every Nth poll
+# How far a file's time may lag the clock it is compared with: Linux stamps a
+# write with the clock of the last tick (up to 10 ms behind time.time()), and
+# some file systems keep whole seconds. A change that close before the start
+# is told as live: a notice too many beats a crossing missed.
+FILE_TIME_SLACK = 2.0
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,9 @@ class SessionMonitor:
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._polls = 0
-        # Real time, as file times are (the clock may be a test's).
-        self._started = time.time()
+        # Real time, as file times are (the clock may be a test's), less the lag
+        # of a file's time stamp: a write just after this must count as after.
+        self._started = time.time() - FILE_TIME_SLACK
 
     # --- the API --------------------------------------------------------------------
 

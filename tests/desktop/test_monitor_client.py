@@ -110,6 +110,7 @@ def test_a_crossing_seen_live_makes_one_notice_and_the_tray_follows(
 
 def test_sessions_already_at_warning_at_startup_make_no_notice(transcript: Path) -> None:
     t.append(transcript, t.context_line(120_000, "m2", ts=now()))
+    t.aged(transcript)  # unchanged since well before the server starts
     seen = Recorder()
     with EmbeddedServer() as embedded:
         alerts = AlertService(embedded.port, embedded.token, send=seen.send, show_state=seen.show)

@@ -30,6 +30,14 @@ def append(path: Path, *objs: dict[str, Any]) -> None:
         handle.write(b"".join(line(o) for o in objs))
 
 
+def aged(path: Path, seconds: float = 60.0) -> Path:
+    """``path`` as last written ``seconds`` ago: a session unchanged since before
+    a monitor started (one written just before may count as changed since)."""
+    when = os.stat(path).st_mtime - seconds
+    os.utime(path, (when, when))
+    return path
+
+
 # --- Claude Code ---------------------------------------------------------------------
 
 

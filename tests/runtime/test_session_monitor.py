@@ -52,9 +52,12 @@ def test_no_folders_yet_is_no_sessions(monitor: SessionMonitor) -> None:
 def test_sessions_of_both_tools_most_urgent_first(
     monitor: SessionMonitor, claude: Path, codex: Path
 ) -> None:
-    t.write(claude / "-home-ada-a" / "s-ok.jsonl", t.context_line(20_000, "m"))
-    t.write(claude / "-home-ada-b" / "s-crit.jsonl", t.context_line(140_000, "m"))
-    t.write(t.codex_file(codex), t.codex_meta(), t.codex_turn(), t.codex_tokens(150_000))
+    t.aged(t.write(claude / "-home-ada-a" / "s-ok.jsonl", t.context_line(20_000, "m")))
+    t.aged(t.write(claude / "-home-ada-b" / "s-crit.jsonl", t.context_line(140_000, "m")))
+    codex_file = t.write(
+        t.codex_file(codex), t.codex_meta(), t.codex_turn(), t.codex_tokens(150_000)
+    )
+    t.aged(codex_file)
     started_before = SessionMonitor(MonitorSettings(), roots=monitor.roots)
     events = started_before.poll()
     assert len(of(events, SessionUpdated)) == 3
@@ -80,6 +83,21 @@ def test_a_session_grown_since_the_start_is_a_live_crossing_on_the_first_poll(
     above warning, and that is news to tell, not an old state."""
     t.write(claude / "-p" / "s1.jsonl", t.context_line(120_000, "m"))
     (crossed,) = of(monitor.poll(), LevelCrossed)
+    assert (crossed.reading.level, crossed.rising, crossed.initial) == ("warning", True, False)
+
+
+def test_a_write_stamped_a_tick_behind_the_clock_is_still_a_change_since_the_start(
+    monitor: SessionMonitor, claude: Path
+) -> None:
+    """Linux stamps a write to a file nobody has stat'ed since its last change
+    with the clock of the last tick, up to 10 ms behind time.time(): a session
+    that grows just after the start can carry a time from just before it."""
+    start = time.time()
+    started = SessionMonitor(MonitorSettings(), roots=monitor.roots)
+    path = t.write(claude / "-p" / "s1.jsonl", t.context_line(120_000, "m"))
+    behind = start - 0.005  # written after the start, stamped by the last tick
+    os.utime(path, (behind, behind))
+    (crossed,) = of(started.poll(), LevelCrossed)
     assert (crossed.reading.level, crossed.rising, crossed.initial) == ("warning", True, False)
 
 
@@ -208,9 +226,11 @@ async def test_run_polls_and_calls_listeners_on_the_loop(
 ) -> None:
     path = t.write(claude / "-p" / "s.jsonl", t.context_line(90_000, "m1"))
     crossings: list[LevelCrossed] = []
-    arrived = anyio.Event()
+    seen, arrived = anyio.Event(), anyio.Event()
 
     def listener(event: MonitorEvent) -> None:
+        if isinstance(event, SessionUpdated):
+            seen.set()
         if isinstance(event, LevelCrossed):
             crossings.append(event)
             arrived.set()
@@ -218,7 +238,10 @@ async def test_run_polls_and_calls_listeners_on_the_loop(
     monitor.subscribe(listener)
     async with anyio.create_task_group() as tg:
         tg.start_soon(monitor.run, 0.02)
-        await anyio.sleep(0.1)
+        # The first poll must have read the session at "ok" before it grows: a
+        # first poll that only ran after the append would see unknown -> critical.
+        with anyio.fail_after(10):
+            await seen.wait()
         t.append(path, t.context_line(135_000, "m2"))
         with anyio.fail_after(10):
             await arrived.wait()

@@ -47,7 +47,7 @@ def feed_over(projects: Path) -> RecordingFeed:
 
 async def test_one_poll_makes_one_snapshot_however_many_sessions(tmp_path: Path) -> None:
     for n, tokens in enumerate((10_000, 120_000, 135_000)):
-        t.write(tmp_path / "-p" / f"s{n}.jsonl", t.context_line(tokens, "m", ts=now(n)))
+        t.aged(t.write(tmp_path / "-p" / f"s{n}.jsonl", t.context_line(tokens, "m", ts=now(n))))
     feed = feed_over(tmp_path)
     async with anyio.create_task_group() as tg:
         tg.start_soon(feed.run)
