@@ -67,9 +67,9 @@ export class AgentsView {
     this.dialogError = h("p", { class: "form-error", role: "alert", dataset: { testid: "agent-delete-error" }, hidden: true });
     this.confirm = h("button", { type: "button", class: "btn btn-danger", dataset: { testid: "agent-delete-confirm" },
       on: { click: () => this.doDelete() } }, "Delete");
-    const dialog = h("dialog", { class: "confirm-dialog", dataset: { testid: "agent-delete-dialog" },
+    const dialog = h("dialog", { class: "dialog-box confirm-dialog", dataset: { testid: "agent-delete-dialog" },
                                  "aria-labelledby": "agent-delete-title" },
-      h("h2", { class: "confirm-title", id: "agent-delete-title" }, "Delete this agent?"),
+      h("h2", { class: "dialog-title", id: "agent-delete-title" }, "Delete this agent?"),
       this.dialogText,
       this.dialogError,
       h("div", { class: "confirm-actions" },

@@ -48,8 +48,8 @@ export class SessionActions {
     this.dialogError = h("p", { class: "form-error", role: "alert", hidden: true });
     this.confirm = h("button", { type: "button", class: "btn btn-danger", "data-testid": "delete-confirm",
       on: { click: () => this.doDelete() } }, "Delete");
-    const dialog = h("dialog", { class: "confirm-dialog", "data-testid": "delete-dialog", "aria-labelledby": "delete-title" },
-      h("h2", { class: "confirm-title", id: "delete-title" }, "Delete this session?"),
+    const dialog = h("dialog", { class: "dialog-box confirm-dialog", "data-testid": "delete-dialog", "aria-labelledby": "delete-title" },
+      h("h2", { class: "dialog-title", id: "delete-title" }, "Delete this session?"),
       this.dialogText,
       this.dialogError,
       h("div", { class: "confirm-actions" },
