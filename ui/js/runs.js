@@ -1,16 +1,14 @@
-// The conversations list: loaded from GET /api/sessions (each with its last
-// run), kept current by the all-runs WebSocket subscription ("*"): a new run
-// of a conversation moves it to the top. Rows are keyed so that updates never
-// rebuild them (no focus loss, no jumps). A click opens the conversation at
-// its last run.
+// The conversations list's live state: sessions from GET /api/sessions (each
+// with its last run), kept current by the all-runs WebSocket subscription
+// ("*"): a new run of a conversation moves it up, an approval marks it. The
+// sidebar (sessions.js) fetches the pages, lays the rows out and fills them;
+// rows are keyed so that updates never rebuild them (no focus loss, no jumps).
+// A click opens the conversation at its last run.
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { absoluteTime, baseName, firstLine, relativeTime } from "./format.js";
-import { showStatus } from "./status.js";
+import { relativeTime } from "./format.js";
 
-const MAX_ROWS = 100;
-
+/** The state and its live updates; a subclass fetches (`refresh()`) and draws
+ * (`render()`, with `createRow` and `fillRow`). */
 export class RunsList {
   constructor({ list, empty, error, onSelect }) {
     this.list = list;
@@ -33,19 +31,6 @@ export class RunsList {
   get(id) {
     const session = this.sessions.get(this.sessionOf.get(id));
     return session && session.last_run.id === id ? session.last_run : null;
-  }
-
-  async refresh() {
-    try {
-      const sessions = await api.sessions();
-      this.error.hidden = true;
-      for (const session of sessions) this.putSession(session);
-      this.render();
-    } catch (error) {
-      this.error.textContent = `Could not load conversations: ${error.message}`;
-      this.error.hidden = false;
-      this.render();
-    }
   }
 
   putSession(session) {
@@ -135,84 +120,6 @@ export class RunsList {
       if (key === id) button.setAttribute("aria-current", "true");
       else button.removeAttribute("aria-current");
     }
-  }
-
-  sorted() {
-    return [...this.sessions.values()]
-      .sort((a, b) => (b.last_run.created_at ?? 0) - (a.last_run.created_at ?? 0))
-      .slice(0, MAX_ROWS);
-  }
-
-  render() {
-    const sessions = this.sorted();
-    this.empty.hidden = sessions.length > 0 || !this.error.hidden;
-    const keep = new Set(sessions.map((s) => s.id));
-    for (const [id, row] of this.rows) {
-      if (!keep.has(id)) {
-        row.remove();
-        this.rows.delete(id);
-      }
-    }
-    sessions.forEach((session, index) => {
-      let row = this.rows.get(session.id);
-      if (!row) {
-        row = this.createRow(session.id);
-        this.rows.set(session.id, row);
-      }
-      this.fillRow(row, session);
-      const current = this.list.children[index];
-      if (current !== row) this.list.insertBefore(row, current ?? null);
-    });
-  }
-
-  createRow(id) {
-    const button = h(
-      "button",
-      {
-        type: "button",
-        class: "run-item",
-        "data-testid": "run-item",
-        "data-session-id": id,
-        on: { click: () => this.onSelect(this.sessions.get(id)?.last_run.id) },
-      },
-      h("span", { class: "status-dot", "data-testid": "run-item-status" }),
-      h("span", { class: "run-item-task" }),
-      // A run paused on an approval, shown wherever the user is looking.
-      h("span", { class: "run-item-waiting", "data-testid": "run-item-waiting", hidden: true }, "waits for you"),
-      h(
-        "span",
-        { class: "run-item-meta" },
-        h("span", { class: "run-item-ws" }),
-        h("span", { class: "run-item-count", "data-testid": "run-item-count" }),
-        h("time", { class: "run-item-time" }),
-      ),
-    );
-    if (id === this.selected) button.setAttribute("aria-current", "true");
-    return h("li", {}, button);
-  }
-
-  fillRow(row, session) {
-    const run = session.last_run;
-    const button = row.firstElementChild;
-    button.dataset.runId = run.id;
-    const [dot, task, waiting, meta] = button.children;
-    waiting.hidden = !(run.waiting > 0);
-    showStatus(dot, run.status);
-    button.dataset.status = run.status || "running";
-    const title = session.title || run.task;
-    task.textContent = firstLine(title) || "(no task)";
-    const [ws, count, time] = meta.children;
-    ws.textContent = baseName(session.workspace || run.workspace);
-    ws.title = session.workspace || run.workspace || "";
-    count.textContent = session.runs > 1 ? `${session.runs} exchanges` : "";
-    count.hidden = session.runs <= 1;
-    time.dataset.ts = String(run.created_at ?? "");
-    time.textContent = relativeTime(run.created_at);
-    time.title = absoluteTime(run.created_at);
-    const asks = run.waiting > 0 ? ", waits for your approval" : "";
-    const exchanges = session.runs > 1 ? `, ${session.runs} exchanges` : "";
-    button.setAttribute("aria-label",
-      `${firstLine(title, 80)}, ${run.status}${asks}${exchanges}, in ${baseName(session.workspace || run.workspace)}`);
   }
 
   updateTimes() {

@@ -1,4 +1,4 @@
-// The sessions sidebar: the conversations list of runs.js, paged and grouped.
+// The sessions sidebar: the conversations list (runs.js's live state), paged and grouped.
 // Pages come from GET /api/sessions (`next` is the cursor of the following
 // one) as the reader scrolls near the end, so a long history is never loaded
 // whole. Rows are grouped by day of last activity, and within a day by
