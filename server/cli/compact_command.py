@@ -22,7 +22,8 @@ from server.engine.transcript import BadLine, read_transcript
 def _conversation(args: argparse.Namespace) -> tuple[Path, list[RunInfo]] | str:
     """The workspace and the runs of the conversation, oldest first; or what is wrong."""
     asked = Path(args.workspace).expanduser().resolve() if args.workspace else None
-    _, store = open_state()
+    # A run named is read whatever its age (the age limit would delete it first).
+    _, store = open_state(retention=not args.run)
     try:
         if args.run:
             info = store.get_run(args.run)

@@ -12,10 +12,10 @@ from server.engine.store import Store
 def open_state(*, retention: bool = True) -> tuple[Paths, Store]:
     """The paths and the store, with the sessions past the age limit deleted.
 
-    ``retention=False`` for a command that may continue a session: applied
-    first, the age limit would delete the very session the user continues (one
-    idle for longer than the limit). Such a command applies it once its run
-    exists (``apply_retention``): the run keeps its session."""
+    ``retention=False`` for a command that names a run or a session: applied
+    first, the age limit would delete the very one the user asks for (idle for
+    longer than the limit). One that continues a session applies it once its
+    run exists (``apply_retention``): the run keeps its session."""
     paths = resolve_paths().ensure()
     store = Store(paths.database)
     if retention:

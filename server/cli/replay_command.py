@@ -21,7 +21,8 @@ def _transcripts(run_id: str, run_only: bool) -> list[Path] | str:
     path = Path(run_id)
     if path.suffix == ".jsonl" and path.is_file():
         return [path]
-    _, store = open_state()
+    # Not past the age limit first: the run asked for may be an old one.
+    _, store = open_state(retention=False)
     try:
         info = store.get_run(run_id)
         runs = store.session_runs(info.session_id) if info is not None else []

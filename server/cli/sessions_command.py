@@ -18,7 +18,9 @@ from server.runtime.sessions import NoSuchSession, SessionRunning, delete_sessio
 
 def handle(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None) or "list"
-    paths, store = open_state()
+    # A session named (delete, export) is taken whatever its age; the list and
+    # search show what the age limit keeps.
+    paths, store = open_state(retention=action in ("list", "search"))
     try:
         if action == "search":
             return _search(store, args)

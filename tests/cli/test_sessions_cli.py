@@ -133,3 +133,28 @@ def test_continuing_an_old_session_keeps_it_past_the_age_limit(
     assert runs[-2:] == [follow[0]["run_id"], first[0]["run_id"]] and len(runs) == 3
     info = ndjson(sparrow("sessions", "--json").stdout)
     assert [(s["id"], s["runs"]) for s in info] == [(session, 3)]
+
+
+def test_a_command_that_names_an_old_run_or_session_reads_it_first(
+    workspace: Path, tmp_path: Path, sparrow_home: Path
+) -> None:
+    """Replay, compact and export of a run or session past `keep_days` show it;
+    the age limit deletes it at the next command that lists."""
+    first = ndjson(sparrow("run", "Plant tulips", "-w", str(workspace), "--json",
+                           "--script", _script(tmp_path, "1.json", "Planted.")).stdout)
+    run, session = first[0]["run_id"], first[0]["session_id"]
+    with (sparrow_home / "config" / "config.toml").open("a") as config:
+        config.write("\n[sessions]\nkeep_days = 3\n")
+    _age(session, 10)
+
+    replayed = sparrow("replay", run, "--speed", "0", check=False)
+    assert replayed.returncode == 0 and "Planted." in replayed.stdout, replayed.stderr
+    compacted = sparrow("compact", "--run", run, "--out", str(tmp_path / "handoff.md"), check=False)
+    assert compacted.returncode == 0, compacted.stderr
+    assert (tmp_path / "handoff.md").read_text().startswith("# Handoff")
+    exported = sparrow("sessions", "export", session, check=False)
+    assert exported.returncode == 0 and "Plant tulips" in exported.stdout, exported.stderr
+
+    assert ndjson(sparrow("sessions", "--json").stdout) == []  # the list applies the limit
+    gone = sparrow("replay", run, check=False)
+    assert gone.returncode != 0 and "no run" in gone.stderr
