@@ -5,6 +5,8 @@ and how ``sparrow models`` knows what is reachable."""
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -12,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 import anyio
 
 from server.providers.endpoints import Endpoint
-from server.providers.failures import classify
+from server.providers.failures import cannot_connect, classify
 
 # A local server that is running answers at once; a cloud API within seconds.
 LOCAL_TIMEOUT: Final = 1.5
@@ -37,8 +39,16 @@ def import_clients() -> None:
 
 
 async def list_models(endpoint: Endpoint) -> Offer:
-    await anyio.to_thread.run_sync(import_clients)
     wait = LOCAL_TIMEOUT if endpoint.local else CLOUD_TIMEOUT
+    if endpoint.local:
+        # Most local servers a user could run are not running: that is told by a
+        # refused connection, without loading the SDKs (a second and ~70 MB, on
+        # the window's first page).
+        refused = await anyio.to_thread.run_sync(_refused, endpoint, wait)
+        if refused:
+            reason = cannot_connect(endpoint, refused).message
+            return Offer(False, list(endpoint.models), error=reason)
+    await anyio.to_thread.run_sync(import_clients)
     try:
         if endpoint.kind == "anthropic":
             offer = await _anthropic_models(endpoint, wait)
@@ -49,6 +59,25 @@ async def list_models(endpoint: Endpoint) -> Offer:
     if not offer.models and endpoint.models:
         return Offer(True, list(endpoint.models), offer.windows)
     return offer
+
+
+def _refused(endpoint: Endpoint, wait: float) -> str:
+    """Why nothing listens at the endpoint's address ("" when something does, or
+    when it cannot be told without asking: the SDK's answer then says why)."""
+    parts = urlsplit(endpoint.base_url or "")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return ""
+    if not parts.hostname:
+        return ""
+    try:
+        socket.create_connection((parts.hostname, port), timeout=wait).close()
+    except OSError as exc:
+        if isinstance(exc, TimeoutError) or not exc.errno:
+            return ""
+        return os.strerror(exc.errno).lower()
+    return ""
 
 
 def _reason(exc: Exception, endpoint: Endpoint) -> str:

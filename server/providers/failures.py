@@ -123,14 +123,7 @@ def classify(exc: BaseException, endpoint: Endpoint, model: str) -> Failure:
         )
     if isinstance(exc, ex.ModelConnectionError):
         if exc.phase in ("connect", "pool"):
-            hint = f": is {who} running?" if endpoint.local else ": check the network"
-            return Failure(
-                "connect",
-                f"cannot connect to {who} at {endpoint.shown_url} ({_cause(exc)}){hint}",
-                "could not connect",
-                # A local server that is not running will not start by itself.
-                retry=not endpoint.local,
-            )
+            return cannot_connect(endpoint, _cause(exc))
         return Failure(
             "dropped",
             f"the connection to {who} dropped in the middle of the response, twice "
@@ -149,6 +142,19 @@ def classify(exc: BaseException, endpoint: Endpoint, model: str) -> Failure:
         "unreadable",
         f"{who} sent a response Sparrow could not read: {type(exc).__name__}: {exc}",
         "unreadable response",
+    )
+
+
+def cannot_connect(endpoint: Endpoint, cause: str) -> Failure:
+    """Nothing answers at the endpoint's address (``cause``: the transport's reason)."""
+    who = endpoint.label
+    hint = f": is {who} running?" if endpoint.local else ": check the network"
+    return Failure(
+        "connect",
+        f"cannot connect to {who} at {endpoint.shown_url} ({cause}){hint}",
+        "could not connect",
+        # A local server that is not running will not start by itself.
+        retry=not endpoint.local,
     )
 
 

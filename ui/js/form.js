@@ -73,7 +73,9 @@ export class RunForm {
     try {
       overview = await loadModels({ refresh });
     } catch {
-      return; // the demo and Auto stay; the connection indicator says what is wrong
+      // The demo and Auto stay; the connection indicator says what is wrong.
+      this.model.querySelector("[data-loading]")?.remove();
+      return;
     }
     let remembered = null;
     try {

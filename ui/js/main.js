@@ -277,6 +277,13 @@ everything.subscribe("*");
 everything.connect();
 
 route();
-await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh(), form.loadModels()]);
-welcome.update({ noConversations: runs.size === 0 });
+// The models are asked for at once but not waited for: the first time, finding
+// the local model servers takes the server a second or two (the vendors' SDKs
+// load), and the page shows its first state without them. The model list and
+// the welcome's local servers fill in when they come.
+const models = form.loadModels();
+await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh()]);
+welcome.looking({ noConversations: runs.size === 0 });
 requestAnimationFrame(() => pageReady());
+await models;
+welcome.update({ noConversations: runs.size === 0 });

@@ -19,6 +19,14 @@ export class Welcome {
     byId("welcome-look").addEventListener("click", () => this.update({ refresh: true }));
   }
 
+  /** Before the models are known: with no conversation yet, it shows, still
+   * looking for local servers (`update` decides once they are known). */
+  looking({ noConversations }) {
+    this.noConversations = noConversations;
+    this.el.hidden = !noConversations;
+    this.placeholder.hidden = noConversations;
+  }
+
   /** Show it when `noConversations` and nothing real is set up; hide it otherwise. */
   async update({ noConversations = this.noConversations, refresh = false } = {}) {
     this.noConversations = noConversations;
