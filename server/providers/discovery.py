@@ -74,7 +74,8 @@ def _refused(endpoint: Endpoint, wait: float) -> str:
     try:
         socket.create_connection((parts.hostname, port), timeout=wait).close()
     except OSError as exc:
-        if isinstance(exc, TimeoutError) or not exc.errno:
+        # A timeout, or a name that does not resolve: the SDK's answer says it.
+        if isinstance(exc, TimeoutError | socket.gaierror) or not exc.errno or exc.errno < 0:
             return ""
         return os.strerror(exc.errno).lower()
     return ""

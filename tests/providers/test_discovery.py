@@ -66,3 +66,15 @@ async def test_a_local_server_that_runs_lists_its_models() -> None:
     with FakeVendor(models=["qwen3:8b", "llama3.2"]) as vendor:
         offer = await list_models(_ollama(vendor.port))
     assert (offer.reachable, offer.models, offer.error) == (True, ["llama3.2", "qwen3:8b"], "")
+
+
+@pytest.mark.anyio
+async def test_a_name_that_does_not_resolve_is_told_in_the_sdks_words() -> None:
+    endpoint = Endpoint(
+        name="box", label="Box", kind="openai-chat",
+        base_url="http://no-such-host.invalid:8080/v1", local=True,
+    )
+    offer = await list_models(endpoint)
+    assert not offer.reachable
+    assert offer.error.startswith("cannot connect to Box at http://no-such-host.invalid:8080/v1 (")
+    assert "unknown error" not in offer.error.lower()
