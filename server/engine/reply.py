@@ -3,7 +3,7 @@ into the message that joins the conversation.
 
 A task of its own reads the provider's stream into a queue, and the reply
 takes what has arrived in batches, at most one every ``GATHER_SECONDS`` (a
-frame of a 60 Hz screen, so nothing shows later than a screen could show it).
+frame of a 60 Hz screen: a delta sent sooner would show no sooner).
 A piece that comes after a longer pause is shown the moment it comes; pieces
 that come faster (a fast local model, a burst from the network, a cloud model
 at 100 tokens a second) wait for the rest of the frame and are merged per
