@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -64,3 +66,38 @@ def bind_drops(window: Any) -> None:
     handler = DropHandler(window.evaluate_js)
     # prevent_default: the web view must not open the file in place of the app.
     window.dom.document.events.drop += DOMEventHandler(handler, True, True)
+
+
+BIND_ATTEMPTS = 5
+BIND_PAUSE = 0.3  # seconds between two attempts
+
+
+def start_binding(
+    window: Any,
+    bind: Callable[[Any], None] = bind_drops,
+    *,
+    attempts: int = BIND_ATTEMPTS,
+    pause: float = BIND_PAUSE,
+) -> threading.Thread:
+    """Bind the drop handler in a daemon thread of its own, trying again a few times.
+
+    Binding asks the page (pywebview's ``evaluate_js``), which waits for an
+    answer without a time limit: on a window closed meanwhile it waits forever,
+    and in pywebview's own event thread (not a daemon) that kept the app from
+    exiting. And a page still settling can answer without its ``drop`` event, so
+    one attempt sometimes left drops unbound."""
+
+    def run() -> None:
+        for attempt in range(1, attempts + 1):
+            try:
+                bind(window)
+                return
+            except Exception as exc:  # drops are a convenience: the window works without
+                if attempt == attempts:
+                    log.warning("dropped files will not attach: %s", exc)
+                    return
+            time.sleep(pause)
+
+    thread = threading.Thread(target=run, name="bind-drops", daemon=True)
+    thread.start()
+    return thread

@@ -201,12 +201,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             from desktop.qt_env import configure_backend
 
             configure_backend()
-        return _serve(args, folder, primary)
+        code = _serve(args, folder, primary)
     except _Exit as stop:
         return stop.code
     finally:
         if primary is not None:
             primary.close()
+    if not args.headless:
+        from desktop.leaving import leave_past_stuck_threads
+
+        leave_past_stuck_threads(code)
+    return code
 
 
 def _serve(args: argparse.Namespace, folder: str | None, primary: Primary | None) -> int:

@@ -231,12 +231,9 @@ class DesktopWindow:
 
     def _on_loaded(self) -> None:
         # Each full page load needs the drop handler again (desktop/drops.py).
-        from desktop.drops import bind_drops
+        from desktop.drops import start_binding
 
-        try:
-            bind_drops(self._window)
-        except Exception as exc:  # drops are a convenience: the window works without
-            log.warning("dropped files will not attach: %s", exc)
+        start_binding(self._window)
 
     def _destroy(self) -> None:
         threading.Thread(target=self._destroy_now, name="close-window", daemon=True).start()

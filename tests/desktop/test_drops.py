@@ -5,8 +5,12 @@ tests/e2e/test_window_drop.py)."""
 from __future__ import annotations
 
 import json
+import logging
+import threading
 
-from desktop.drops import DropHandler, dropped_paths, page_call
+import pytest
+
+from desktop.drops import DropHandler, dropped_paths, page_call, start_binding
 
 
 def test_the_real_paths_of_a_drop_in_order_without_repeats_or_unknowns() -> None:
@@ -37,3 +41,36 @@ def test_a_drop_without_paths_calls_nothing_and_a_closing_window_loses_only_the_
         raise RuntimeError("the window is gone")
 
     DropHandler(closed)({"dataTransfer": {"files": [{"pywebviewFullPath": "/a"}]}})
+
+
+def test_binding_runs_aside_so_a_page_that_never_answers_cannot_hold_the_app() -> None:
+    """pywebview's evaluate_js waits forever on a window closed meanwhile: the
+    binding must not wait in a thread that keeps the process alive."""
+    never = threading.Event()
+    thread = start_binding(object(), lambda _window: never.wait(), attempts=1, pause=0)
+    assert thread.daemon and thread.is_alive()
+    never.set()
+    thread.join(10)
+
+
+def test_a_page_still_settling_is_asked_again() -> None:
+    tries: list[int] = []
+
+    def bind(_window: object) -> None:
+        tries.append(1)
+        if len(tries) < 3:
+            raise AttributeError("'EventContainer' object has no attribute 'drop'")
+
+    start_binding(object(), bind, attempts=5, pause=0).join(10)
+    assert len(tries) == 3
+
+
+def test_after_the_last_attempt_the_window_works_on_without_drops(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def bind(_window: object) -> None:
+        raise AttributeError("no drop")
+
+    with caplog.at_level(logging.WARNING):
+        start_binding(object(), bind, attempts=2, pause=0).join(10)
+    assert [r.getMessage() for r in caplog.records] == ["dropped files will not attach: no drop"]
