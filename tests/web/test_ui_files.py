@@ -27,6 +27,18 @@ def test_index_links_every_stylesheet_once_and_the_app_serves_each(client: TestC
         assert answer.headers["content-type"].startswith("text/css"), href
 
 
+def test_index_preloads_every_module(client: TestClient) -> None:
+    """A module not preloaded is fetched only once the one importing it is parsed:
+    a round trip more before the page can start (contextbar.js and bar.js were)."""
+    page = client.get("/").text
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="(js/[^"]+)">', page))
+    entry = set(re.findall(r'<script type="module" src="(js/[^"]+)">', page))
+    on_disk = {f"js/{module.name}" for module in (ui_dir() / "js").glob("*.js")}
+    assert len(on_disk) > 10 and entry == {"js/main.js"}
+    assert on_disk - preloaded - entry == set()
+    assert preloaded - on_disk == set()
+
+
 def test_only_the_tokens_sheet_sets_the_theme() -> None:
     for sheet in (ui_dir() / "css").glob("*.css"):
         if sheet.name != "tokens.css":
