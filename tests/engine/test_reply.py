@@ -32,7 +32,19 @@ from server.providers.base import (
 )
 
 
-class Burst:
+class _Connectionless:
+    """What a provider is besides its stream: these need no connection to open."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+
+class Burst(_Connectionless):
     """A provider that says everything at once, with no pause between pieces."""
 
     name = "burst"
@@ -44,14 +56,6 @@ class Burst:
         self.parts = parts
         self.then_fail = then_fail
         self.pause = pause  # between two pieces: a model's pace
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        return None
 
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
@@ -144,7 +148,7 @@ def test_no_usage_is_said_once_per_run() -> None:
     assert "reports no token usage" in notices[0].text
 
 
-class Endless:
+class Endless(_Connectionless):
     """A provider that talks on and on, a piece per turn of the event loop (up
     to a bound, so that a reply that fails to stop it fails its test rather than
     hangs it); it notes when its stream is closed."""
@@ -158,14 +162,6 @@ class Endless:
         self.first = first
         self.pieces = 0
         self.closed = anyio.Event()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        return None
 
     async def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], system: str = ""
