@@ -6,6 +6,12 @@ installed. The goal: within 5 % of the figures before (ratio <= 1.05) — the
 adapters and their libraries load with the first real model call, never at
 start-up.
 
+Each tree runs its own code: the current folder is kept off ``sys.path``
+(PYTHONSAFEPATH), which would otherwise put this checkout's ``desktop/`` and
+``server/`` before the other tree's, and a probe checks where they come from.
+Both trees are compiled first, as an installed app is: a first start that
+compiles the sources is paid once, not at each launch.
+
     python -m bench.bench_before [--runs N] [--no-window] [--ref COMMIT]
 """
 
@@ -22,6 +28,7 @@ from pathlib import Path
 from bench.bench_startup import (
     SPARROW_READY,
     Sample,
+    compile_tree,
     measure_headless,
     measure_window,
     window_env,
@@ -38,7 +45,9 @@ def checkout(ref: str) -> Path:
     """A worktree of ``ref`` under bench/.cache (made once, reused)."""
     sha = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", ref],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     tree = HERE / ".cache" / f"before-{sha}"
     if not (tree / "desktop" / "main.py").exists():
@@ -46,7 +55,8 @@ def checkout(ref: str) -> Path:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], check=True)
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(tree), sha],
-            check=True, capture_output=True,
+            check=True,
+            capture_output=True,
         )
     return tree
 
@@ -56,8 +66,29 @@ def command(tree: Path, *args: str) -> list[str]:
 
 
 def env_for(tree: Path, base: dict[str, str]) -> dict[str, str]:
-    # The tree first on the path: its server/ and desktop/, and its ui/ beside them.
-    return {**base, "PYTHONPATH": str(tree), "SPARROW_UI_DIR": str(tree / "ui")}
+    # The tree first on the path (and the current folder off it): its server/
+    # and desktop/, and its ui/ beside them.
+    return {
+        **base,
+        "PYTHONPATH": str(tree),
+        "PYTHONSAFEPATH": "1",
+        "SPARROW_UI_DIR": str(tree / "ui"),
+    }
+
+
+def prepare(tree: Path) -> None:
+    """Compile the tree's sources, and check that its own code is what runs."""
+    compile_tree(tree)
+    probe = "import desktop.main, server.web.serve; print(desktop.main.__file__)"
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env_for(tree, dict(os.environ)),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(found).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"the tree {tree} would run {found}, not its own code")
 
 
 def median(samples: list[Sample], attribute: str) -> float:
@@ -75,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     before = checkout(args.ref)
     trees = {"now": ROOT, "before": before}
+    for tree in trees.values():
+        prepare(tree)
     samples: dict[str, dict[str, list[Sample]]] = {
         name: {"headless": [], "window": []} for name in trees
     }
@@ -83,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(args.runs):
             for name, tree in trees.items():
                 env = env_for(tree, {**os.environ, "SPARROW_HOME": str(base / f"h-{name}-{run}")})
-                samples[name]["headless"].append(
-                    measure_headless(env, command(tree, "--headless"))
-                )
+                samples[name]["headless"].append(measure_headless(env, command(tree, "--headless")))
         if not args.no_window:
             with x_display() as display:
                 if display is not None:
