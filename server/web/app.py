@@ -16,7 +16,6 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 
 from server.core.paths import Paths, resolve_paths
 from server.engine.bus import EventBus
@@ -41,17 +40,8 @@ from server.web.security import LoopbackGuard
 from server.web.sessions_routes import sessions_routes
 from server.web.socket import events_socket
 from server.web.static import ui_dir
+from server.web.ui_files import UIFiles
 from server.web.workspace_routes import workspace_routes
-
-
-class _UIFiles(StaticFiles):
-    async def get_response(self, path: str, scope: Any) -> Response:
-        response = await super().get_response(path, scope)
-        # The UI changes with each update of the app: never run yesterday's JS.
-        response.headers["cache-control"] = "no-cache"
-        response.headers["x-frame-options"] = "DENY"
-        response.headers["referrer-policy"] = "no-referrer"
-        return response
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -112,7 +102,7 @@ def create_app(
         *safety_routes(),
         *workspace_routes(),
         WebSocketRoute("/ws", events_socket),
-        Mount("/", _UIFiles(directory=ui_dir(), html=True)),
+        Mount("/", UIFiles(ui_dir())),
     ]
     return Starlette(
         routes=routes,
