@@ -277,13 +277,17 @@ everything.subscribe("*");
 everything.connect();
 
 route();
-// The models are asked for at once but not waited for: the first time, finding
-// the local model servers takes the server a second or two (the vendors' SDKs
-// load), and the page shows its first state without them. The model list and
-// the welcome's local servers fill in when they come.
-const models = form.loadModels();
 await Promise.allSettled([runs.refresh(), form.loadRecent(), safety.refresh()]);
 welcome.looking({ noConversations: runs.size === 0 });
-requestAnimationFrame(() => pageReady());
-await models;
+// The first state on screen, then the models: asking for them opens the
+// credentials store and looks for local model servers, work that would
+// otherwise compete with the page's own start. Until they come the model list
+// says it is looking, and so does the welcome.
+await new Promise((shown) =>
+  requestAnimationFrame(() => {
+    pageReady();
+    shown();
+  }),
+);
+await form.loadModels();
 welcome.update({ noConversations: runs.size === 0 });
