@@ -36,6 +36,7 @@ from server.engine.guards import Budget, HardStop
 from server.engine.permissions.autonomy import Decision
 from server.engine.permissions.modes import Contract
 from server.engine.reply import ReplyStreamer
+from server.engine.run_control import RunControl
 from server.engine.run_hooks import RunHooks
 from server.engine.system_prompt import git_summary, project_instructions, system_prompt
 from server.engine.tools.base import ToolContext
@@ -120,15 +121,6 @@ class RunOutcome:
     status: RunStatus
     reason: str
     turns: int
-
-
-@dataclass
-class RunControl:
-    """What the owner of a live run tells the loop from outside."""
-
-    cancel_reason: str = "cancelled by the user"
-    turns: int = 0
-    compact_requested: bool = False  # the user asked: compact before the next request
 
 
 async def run_agent(

@@ -1,5 +1,5 @@
 """The parts a run is made of, each from its request and the settings that hold
-for its workspace: the settings themselves (with an agent file's own budget),
+for its workspace (``run_request.settings_for``): an agent file's own budget,
 the permission contract, the model's provider, the hooks and the sandbox. Every
 part that cannot be made as asked says so as a ``RunRequestError``."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from server.core.hook_config import HookConfigError
 from server.core.paths import Paths
-from server.core.settings import Settings, SettingsError, load_settings
+from server.core.settings import Settings
 from server.engine.hooks.runner import HookSet, load_hooks
 from server.engine.permissions.modes import Contract, ContractError
 from server.engine.permissions.rulebook import RuleBook
@@ -24,13 +24,6 @@ from server.providers.registry import UnknownModel, make_provider
 from server.runtime.keys import lookup_key
 from server.runtime.model_choice import ModelChoice
 from server.runtime.run_request import RunRequest, RunRequestError
-
-
-def settings_for(paths: Paths, workspace_root: Path | None) -> Settings:
-    try:
-        return load_settings(paths.config_file, workspace_root)
-    except SettingsError as exc:
-        raise RunRequestError(str(exc)) from exc
 
 
 def with_budget(settings: Settings, limits: dict[str, float]) -> Settings:

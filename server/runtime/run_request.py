@@ -1,12 +1,15 @@
 """What a run is asked to be (``RunRequest``) and the checks it must pass before
 anything is made for it: a task, a readable handoff doc, a conversation that is
-not still going, and a folder that stays the conversation's and is not Sparrow's own."""
+not still going, a folder that stays the conversation's and is not Sparrow's
+own, and settings that can be read for it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from server.core.paths import Paths
+from server.core.settings import Settings, SettingsError, load_settings
 from server.engine.approvals import Approver
 from server.engine.store import RunInfo, Store
 from server.engine.workspace import (
@@ -23,6 +26,14 @@ COMPACT_COMMAND = "/compact"
 
 class RunRequestError(ValueError):
     """A run that cannot start as asked; the message is for the user."""
+
+
+def settings_for(paths: Paths, workspace_root: Path | None) -> Settings:
+    """The settings that hold for a workspace (None: the user's own)."""
+    try:
+        return load_settings(paths.config_file, workspace_root)
+    except SettingsError as exc:
+        raise RunRequestError(str(exc)) from exc
 
 
 @dataclass

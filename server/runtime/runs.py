@@ -22,29 +22,14 @@ from server.core.paths import Paths
 from server.core.settings import Settings, load_settings
 from server.engine.approvals import ApprovalAnswer
 from server.engine.bus import EventBus, Subscription
-from server.engine.channel import RunChannel, RunHistory
-from server.engine.conversation import load_history
-from server.engine.loop import AgentRun, RunControl, run_agent
+from server.engine.channel import RunHistory
 from server.engine.memory import Memory
 from server.engine.permissions.modes import Contract, ContractError, Mode
 from server.engine.permissions.rulebook import RuleBook
-from server.engine.sandbox.base import Sandbox
+from server.engine.run_control import RunControl
 from server.engine.store import RunInfo, Store, new_id
-from server.engine.store.session_index import SessionIndexer
 from server.engine.tools.registry import default_tools
-from server.engine.transcript import TranscriptRecorder
-from server.engine.workspace import Workspace
 from server.runtime.approvals import ApprovalDesk
-from server.runtime.attaching import AttachmentError, for_run, restore
-from server.runtime.model_choice import choose_model, default_model, routes
-from server.runtime.run_parts import (
-    contract_of,
-    hooks_for,
-    provider_for,
-    sandbox_for,
-    settings_for,
-    with_budget,
-)
 from server.runtime.run_records import load_events, request_sent
 from server.runtime.run_request import (
     COMPACT_COMMAND,
@@ -53,12 +38,17 @@ from server.runtime.run_request import (
     conversation_of,
     handoff_preamble,
     open_workspace_or_none,
+    settings_for,
     task_of,
     workspace_of,
 )
 
 if TYPE_CHECKING:
+    from server.engine.channel import RunChannel
     from server.engine.checkpoints import CheckpointStore
+    from server.engine.loop import AgentRun
+    from server.engine.sandbox.base import Sandbox
+    from server.engine.transcript import TranscriptRecorder
     from server.runtime.agents import AgentRuntime
     from server.runtime.follower import Elsewhere, RunFollower
     from server.runtime.model_directory import ModelDirectory
@@ -148,6 +138,24 @@ class RunManager:
     def start(self, request: RunRequest) -> RunInfo:
         if self._tg is None:
             raise RuntimeError("the run manager is not running")
+        # What makes and drives a run (the loop, its tools' calls, the provider, the
+        # sandbox, attachments) loads with the first run: the server starts without it.
+        from server.engine.channel import RunChannel
+        from server.engine.conversation import load_history
+        from server.engine.loop import AgentRun
+        from server.engine.store.session_index import SessionIndexer
+        from server.engine.transcript import TranscriptRecorder
+        from server.engine.workspace import Workspace
+        from server.runtime.attaching import AttachmentError, for_run, restore
+        from server.runtime.model_choice import choose_model, default_model, routes
+        from server.runtime.run_parts import (
+            contract_of,
+            hooks_for,
+            provider_for,
+            sandbox_for,
+            with_budget,
+        )
+
         task = task_of(request)
         preamble = handoff_preamble(request)
         follows = conversation_of(self.store, request) if request.continue_from else None
@@ -262,6 +270,8 @@ class RunManager:
         recorder: TranscriptRecorder,
         sandbox: Sandbox,
     ) -> None:
+        from server.engine.loop import run_agent
+
         status, reason, turns = "cancelled", live.control.cancel_reason, 0
         try:
             with live.scope:
