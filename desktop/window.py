@@ -46,6 +46,7 @@ READY_LINE = "Sparrow window ready"
 OPENED_LINE = "Sparrow opened the workspace {folder}"
 SCREENSHOT_ENV = "SPARROW_SCREENSHOT"
 SCREENSHOT_SETTLE_SECONDS = 0.5
+SERVICES_WAIT_FOR_PAGE_SECONDS = 10.0
 
 
 def icon_path() -> Path | None:
@@ -83,6 +84,7 @@ class DesktopWindow:
         # Folders to open once the page is ready (the launch's own, or handed over).
         self._folders: list[str] = [folder] if folder else []
         self._page_ready = False
+        self._page_shown = threading.Event()
         self._qt = uses_qt()
         self._gui: Any = None  # desktop.qt_gui.GuiThread once the Qt window exists
         self._watch: Any = None  # desktop.qt_gui.WindowWatch: shown, focused
@@ -193,6 +195,12 @@ class DesktopWindow:
             self._server_failed = True
             self.close()
             return
+        # The notices and the tray's activity start once the page shows, not as it
+        # loads: their connections and threads would take the one GIL from the
+        # server answering the page. They lose nothing meanwhile (the waiting
+        # approvals and the kept context levels are read when they connect), and a
+        # page that never says it is ready delays them by the bound at most.
+        self._page_shown.wait(SERVICES_WAIT_FOR_PAGE_SECONDS)
         self._start_alerts()
 
     def _start_alerts(self) -> None:
@@ -332,6 +340,7 @@ class DesktopWindow:
             except Exception as exc:
                 complain(f"Sparrow: no screenshot: {exc}")
         say(READY_LINE)
+        self._page_shown.set()
         with self._lock:
             self._page_ready = True
             folders, self._folders = self._folders, []

@@ -14,7 +14,6 @@ import secrets
 import socket
 import sys
 import threading
-import time
 
 import uvicorn
 
@@ -79,6 +78,20 @@ def _bind_loopback(port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling when it serves (rather than being polled for it:
+    a poll every 50 ms held back the serving line and the desktop's services)."""
+
+    def __init__(self, config: uvicorn.Config, settled: threading.Event) -> None:
+        super().__init__(config)
+        self._settled = settled
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._settled.set()
+
+
 class EmbeddedServer:
     """Serves ``server.web.app.create_app`` on 127.0.0.1 from a daemon thread."""
 
@@ -97,6 +110,7 @@ class EmbeddedServer:
         self._error: BaseException | None = None
         self._lock = threading.Lock()
         self._stop_requested = False
+        self._settled = threading.Event()  # serving, or the server thread has ended
 
     @property
     def port(self) -> int:
@@ -172,7 +186,7 @@ class EmbeddedServer:
                 ws_per_message_deflate=False,
                 timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
             )
-            server = uvicorn.Server(config)
+            server = _Server(config, self._settled)
             with self._lock:
                 if self._stop_requested:
                     return
@@ -180,27 +194,26 @@ class EmbeddedServer:
             server.run(sockets=[sock])
         except BaseException as exc:  # SystemExit too: uvicorn exits on startup failure
             self._error = exc
+        finally:
+            self._settled.set()
 
     def wait_serving(self, timeout: float = 30.0) -> None:
         """Return once the app serves; raise ServerStartError if it never will.
 
         May be called before :meth:`start` (from another thread): it waits for it.
         """
-        deadline = time.monotonic() + timeout
-        delay = 0.002
-        while not self.running:
+        if not self._settled.wait(timeout):
+            raise ServerStartError(f"Sparrow's server was not serving after {timeout:g} s")
+        if not self.running:
             thread = self._thread
-            if thread is not None and not thread.is_alive():
-                self._close_socket()
-                cause = self._error
-                detail = f": {cause!r}" if cause is not None else ""
-                raise ServerStartError(
-                    f"Sparrow's server stopped before it was serving{detail} (see the errors above)"
-                ) from cause
-            if time.monotonic() > deadline:
-                raise ServerStartError(f"Sparrow's server was not serving after {timeout:g} s")
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            if thread is not None:
+                thread.join(1.0)  # it has ended, or is ending: its error is set
+            self._close_socket()
+            cause = self._error
+            detail = f": {cause!r}" if cause is not None else ""
+            raise ServerStartError(
+                f"Sparrow's server stopped before it was serving{detail} (see the errors above)"
+            ) from cause
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down: the app's lifespan stops the runs; then the thread ends.
