@@ -100,3 +100,51 @@ def test_head_answers_without_a_body(client: TestClient) -> None:
     assert answer.status_code == 200
     assert answer.content == b""
     assert int(answer.headers["content-length"]) == len(b"export const answer = 1;\n")
+
+
+# --- a stylesheet of imports --------------------------------------------------
+
+
+def _manifest(ui: Path, text: str) -> None:
+    (ui / "css" / "tokens.css").write_text(":root { --ink: black; }\n")
+    (ui / "css" / "all.css").write_text(text)
+
+
+def test_a_sheet_of_imports_is_answered_with_them_inlined_in_order(
+    client: TestClient, ui: Path
+) -> None:
+    _manifest(ui, '/* the order */\n@import url("tokens.css");\n\n@import url("app.css");\n')
+    answer = client.get("/css/all.css")
+    assert answer.text == (
+        "/* tokens.css */\n:root { --ink: black; }\n\n"
+        "/* app.css */\nbody { color: black; }\n\n"
+    )
+    assert answer.headers["content-type"].startswith("text/css")
+
+
+def test_an_edit_of_an_imported_sheet_shows_in_the_next_answer(
+    client: TestClient, ui: Path
+) -> None:
+    _manifest(ui, '@import url("tokens.css");\n@import url("app.css");\n')
+    tag = client.get("/css/all.css").headers["etag"]
+    (ui / "css" / "app.css").write_text("body { color: red; }\n")
+    _later(ui / "css" / "app.css")
+    answer = client.get("/css/all.css", headers={"if-none-match": tag})
+    assert answer.status_code == 200
+    assert "color: red" in answer.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '@import url("tokens.css");\nbody { margin: 0; }\n',  # a rule besides the imports
+        '@import url("tokens.css") screen;\n',  # a condition the browser must apply
+        '@import url("missing.css");\n',  # for the browser to report
+        '@import url("../secret.css");\n',  # out of the folder: never read here
+        "/* nothing but a comment */\n",
+    ],
+)
+def test_any_other_sheet_is_served_as_it_is(client: TestClient, ui: Path, text: str) -> None:
+    (ui.parent / "secret.css").write_text("secret { }")
+    _manifest(ui, text)
+    assert client.get("/css/all.css").text == text
