@@ -10,10 +10,8 @@ from typing import Any
 from server.core.events import Event
 from server.core.paths import Paths
 from server.core.settings import Settings
-from server.engine.conversation import request_of
 from server.engine.store import RunInfo, Store
 from server.engine.transcript import BadLine, read_transcript
-from server.runtime.attaching import as_sent
 
 
 def load_events(info: RunInfo) -> list[Event]:
@@ -28,6 +26,10 @@ def request_sent(
 ) -> dict[str, Any] | None:
     """What run ``info`` sent to its model for ``turn``; None when unknown.
     ``settings`` gives its workspace's, which say how its attachments were sent."""
+    # Loaded when a request is first looked at: the server starts without them.
+    from server.engine.conversation import request_of
+    from server.runtime.attaching import as_sent
+
     runs = store.session_runs(info.session_id)
     earlier = [Path(r.transcript) for r in runs[: [r.id for r in runs].index(info.id)]]
     sent = request_of(earlier, Path(info.transcript), turn)

@@ -11,7 +11,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from server.core.settings import Settings, SettingsError, load_settings
-from server.runtime.attaching import AttachmentError, describe, images_for, store_upload
 from server.runtime.runs import RunRequestError
 from server.web.api import _json_object, error, refs_of, runs_of
 
@@ -28,6 +27,9 @@ def _settings(request: Request) -> Settings:
 async def describe_attachments(request: Request) -> JSONResponse:
     """How each would be sent to ``model`` (or the model of the run ``continue``
     follows; none: decided when the run starts)."""
+    # The engine's readers of attachments load at the first use, not with the server.
+    from server.runtime.attaching import AttachmentError, describe, images_for
+
     runs = runs_of(request)
     try:
         data = await _json_object(request)
@@ -52,6 +54,8 @@ async def describe_attachments(request: Request) -> JSONResponse:
 async def upload(request: Request) -> JSONResponse:
     """The request's body is the file; its name in the ``X-Sparrow-Filename``
     header (percent-encoded). Larger than ``[attachments] upload_limit_bytes``: 413."""
+    from server.runtime.attaching import store_upload
+
     runs = runs_of(request)
     try:
         settings = _settings(request)

@@ -7,17 +7,12 @@ import { byId } from "./dom.js";
 import { inDesktop, pageReady, tellAddress } from "./bridge.js";
 import { installCommands } from "./commands.js";
 import { ConnectionIndicator } from "./connection.js";
-import { MemoryView } from "./memory.js";
-import { AgentsView } from "./agents.js";
+import { LazyView } from "./lazyview.js";
 import { RunForm } from "./form.js";
-import { RetentionSetting } from "./retention.js";
 import { SessionSearch } from "./search.js";
 import { SessionSidebar } from "./sessions.js";
 import { RunView } from "./runview.js";
-import { MonitorView } from "./monitor.js";
-import { RulesView } from "./rules.js";
 import { SafetyControls } from "./safety.js";
-import { SettingsView } from "./settings.js";
 import { LiveSocket } from "./socket.js";
 import { Welcome } from "./welcome.js";
 
@@ -95,36 +90,61 @@ const welcome = new Welcome({
   onChosen: () => form.loadModels({ refresh: true }),
 });
 
-const settings = new SettingsView({
-  onChanged: () => {
-    form.loadModels();
-    welcome.update();
-  },
-});
+// The other views load when first shown (ui/js/lazyview.js).
+const settings = new LazyView(() =>
+  import("./settings.js").then(
+    ({ SettingsView }) =>
+      new SettingsView({
+        onChanged: () => {
+          form.loadModels();
+          welcome.update();
+        },
+      }),
+  ),
+);
 
-const retention = new RetentionSetting();
+const retention = new LazyView(() =>
+  import("./retention.js").then(({ RetentionSetting }) => new RetentionSetting()),
+);
 
-const monitor = new MonitorView({
-  onConnection: (state) => connection.set("monitor", state),
-});
+const monitor = new LazyView(() =>
+  import("./monitor.js").then(
+    ({ MonitorView }) => new MonitorView({ onConnection: (state) => connection.set("monitor", state) }),
+  ),
+);
 
 const safety = new SafetyControls({ onStopped: () => runs.refresh() });
 
-const rules = new RulesView({
-  context: () => {
-    const open = view.context;
-    return { workspace: open.workspace || byId("workspace").value.trim(), sessionId: open.sessionId };
-  },
-});
+const rules = new LazyView(() =>
+  import("./rules.js").then(
+    ({ RulesView }) =>
+      new RulesView({
+        context: () => {
+          const open = view.context;
+          return { workspace: open.workspace || byId("workspace").value.trim(), sessionId: open.sessionId };
+        },
+      }),
+  ),
+);
 
-const memory = new MemoryView({
-  context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
-});
+const memory = new LazyView(() =>
+  import("./memory.js").then(
+    ({ MemoryView }) =>
+      new MemoryView({
+        context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
+      }),
+  ),
+);
 
-const agents = new AgentsView({
-  context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
-  onStarted: (run) => runs.upsert(run),
-});
+const agents = new LazyView(() =>
+  import("./agents.js").then(
+    ({ AgentsView }) =>
+      new AgentsView({
+        context: () => ({ workspace: view.context.workspace || byId("workspace").value.trim() }),
+        onStarted: (run) => runs.upsert(run),
+      }),
+  ),
+);
 
 function showView(name) {
   document.querySelector(".app").dataset.view = name;
@@ -266,7 +286,7 @@ const everything = new LiveSocket({
     // A follow-up of the open conversation started elsewhere: the view follows it live.
     if (event.type === "run_started") view.replay.adopt(event);
     // An agent's run that ends changes its row (last run, Run now again).
-    if (event.type === "run_finished") agents.refresh();
+    if (event.type === "run_finished") agents.ifLoaded("refresh");
   },
   onState: (state, detail) => {
     connection.set("all", state);
