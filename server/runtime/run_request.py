@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.core.paths import Paths
 from server.core.settings import Settings, SettingsError, load_settings
@@ -18,7 +19,9 @@ from server.engine.workspace import (
     open_workspace,
     own_folders_inside,
 )
-from server.providers.base import Provider
+
+if TYPE_CHECKING:
+    from server.providers.base import Provider
 
 # A follow-up of only this compacts the conversation (the composer, `sparrow run`).
 COMPACT_COMMAND = "/compact"

@@ -28,7 +28,6 @@ from server.engine.permissions.modes import Contract, ContractError, Mode
 from server.engine.permissions.rulebook import RuleBook
 from server.engine.run_control import RunControl
 from server.engine.store import RunInfo, Store, new_id
-from server.engine.tools.registry import default_tools
 from server.runtime.approvals import ApprovalDesk
 from server.runtime.run_records import load_events, request_sent
 from server.runtime.run_request import (
@@ -76,6 +75,12 @@ EMERGENCY_REFUSAL = (
 )
 
 
+def _tool_names() -> list[str]:
+    from server.engine.tools.registry import default_tools
+
+    return default_tools().names()
+
+
 @dataclass
 class _LiveRun:
     info: RunInfo
@@ -95,10 +100,9 @@ class RunManager:
         self._demo_delay = demo_delay
         self._live: dict[str, _LiveRun] = {}
         self._tg: TaskGroup | None = None
-        self.tool_names = default_tools().names()
         # Any key in the environment is blanked from every event, used or not.
         register_env_keys(name for name in os.environ if name.endswith(KEY_SUFFIXES))
-        self.rulebook = RuleBook(store, self.tool_names)
+        self.rulebook = RuleBook(store, _tool_names)
         self.approvals = ApprovalDesk()
         self.memory = Memory(paths, store)
         # The app's follower of runs in other processes (none in `sparrow run`).
@@ -144,6 +148,7 @@ class RunManager:
         from server.engine.conversation import load_history
         from server.engine.loop import AgentRun
         from server.engine.store.session_index import SessionIndexer
+        from server.engine.tools.registry import default_tools
         from server.engine.transcript import TranscriptRecorder
         from server.engine.workspace import Workspace
         from server.runtime.attaching import AttachmentError, for_run, restore

@@ -9,7 +9,7 @@ import functools
 import json
 import operator
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from peewee import fn
@@ -66,10 +66,19 @@ def _columns(rule: Rule) -> dict[str, str | None]:
 
 
 class RuleBook:
-    def __init__(self, store: Store, known_tools: Collection[str]) -> None:
+    def __init__(
+        self, store: Store, known_tools: Collection[str] | Callable[[], Collection[str]]
+    ) -> None:
+        """``known_tools``: the tool names rules may name, or what gives them when a
+        rule is first made (the server starts without loading the tools)."""
         self.store = store
-        self.known_tools = frozenset(known_tools)
+        self._known_tools = known_tools
         store.db.bind([RuleRecord, PreferenceRecord])
+
+    @functools.cached_property
+    def known_tools(self) -> frozenset[str]:
+        names = self._known_tools
+        return frozenset(names() if callable(names) else names)
 
     # --- rules ---------------------------------------------------------------
 
