@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import os
-import posixpath
 import re
 import stat
 from dataclasses import dataclass
@@ -119,8 +118,8 @@ class UIFiles(StaticFiles):
             return None
         names = imports_of(read[2]) if read[0].endswith(".css") else None
         if names is not None:
-            folder = posixpath.dirname(path)
-            sheets = [self._file(posixpath.join(folder, name)) for name in names]
+            folder = os.path.dirname(path)  # as StaticFiles.get_path made it
+            sheets = [self._file(os.path.join(folder, name)) for name in names]
             found = [sheet for sheet in sheets if sheet is not None]
             if len(found) == len(names):
                 body = b"".join(
