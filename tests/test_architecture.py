@@ -98,3 +98,28 @@ def test_starting_leaves_heavy_libraries_for_later(modules: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+RUN_PATH = (
+    "server.engine.loop",
+    "server.engine.tools.registry",
+    "server.providers.base",
+    "server.runtime.run_parts",
+    "server.runtime.attaching",
+    "keyring",
+)
+
+
+def test_the_server_starts_without_the_run_path() -> None:
+    """A run's loop, tools, provider and attachment readers load with the first
+    run or rule, and the credentials store with the first model lookup: the
+    server's import is on the window's start-up path (bench_before)."""
+    code = (
+        "import sys, server.web.app, server.web.serve\n"
+        "server.web.app.create_app(token='t' * 32, port=1)\n"
+        f"print(sorted(set({RUN_PATH!r}) & set(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
