@@ -118,12 +118,19 @@ def test_files_dropped_on_the_window_attach_by_their_real_paths(
     time.sleep(0.5)  # the web view paints a few frames after the DOM changed
     ImageGrab.grab(xdisplay=xvfb).save(artifacts / "window-drop-chips.png")
 
+    # The model picked from the list, as a user would, once the list has come (it is
+    # asked for after the first state shows, and a list that came later would
+    # fill the select anew).
+    driver.wait_js(
+        "[...document.getElementById('model').options].some((o) => o.value === 'fake:fake-model')",
+        "the configured model in the list",
+    )
     # Sent as it stands: refused, nothing goes to the model.
     driver.js(f"""(() => {{
       document.getElementById('workspace').value = {json.dumps(str(workspace))};
       const model = document.getElementById('model');
-      model.add(new Option('fake:fake-model', 'fake:fake-model'));
       model.value = 'fake:fake-model';
+      model.dispatchEvent(new Event('change'));
       document.getElementById('prompt').value = 'What do these say?';
       document.getElementById('run-button').click();
       return true;
