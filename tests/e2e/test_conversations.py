@@ -11,11 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from server.core import credentials
 from tests.conftest import AUTONOMOUS_CONFIG, require
-from tests.e2e.conftest import OpenApp, SparrowServer, autonomous_server, launch_server, page_opener
+from tests.e2e.conftest import (
+    VIEWPORT,
+    OpenApp,
+    SparrowServer,
+    autonomous_server,
+    launch_server,
+    page_opener,
+)
 from tests.fakes.script import Call, Drop, Reply, Usage
 from tests.fakes.vendors import FakeVendor
 
@@ -195,6 +202,45 @@ def test_the_first_run_screen_and_the_demo(
         expect(page.get_by_test_id("run-model")).to_have_text("demo")
         expect(page.get_by_test_id("run-cost")).to_have_text("cost unknown")
         expect(welcome).to_be_hidden()
+
+
+def test_the_demo_chosen_while_the_model_list_loads_stays_chosen(
+    browser: Browser, tmp_path: Path, vendor: FakeVendor
+) -> None:
+    """The list is asked for once the page shows: Try the demo can come first.
+    A list that comes later (with a real model, so Auto would be the default)
+    does not undo it."""
+    home = tmp_path / "fresh-home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(
+        AUTONOMOUS_CONFIG
+        + f'[providers.fake]\nbase_url = "{vendor.base_url}/v1"\nkind = "openai-chat"\n'
+    )
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "c"), "CODEX_HOME": str(tmp_path / "x")}
+    held: list[Route] = []
+    with launch_server(home, env) as fresh:
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            page = context.new_page()
+            page.route("**/api/models*", lambda route: held.append(route))
+            page.goto(fresh.launch_url)
+            try_demo = page.get_by_test_id("welcome-try-demo")
+            expect(try_demo).to_be_visible(timeout=20_000)
+            for _ in range(100):
+                if held:
+                    break
+                page.wait_for_timeout(100)
+            assert held, "the page never asked for the models"
+            try_demo.click()
+            select = page.get_by_test_id("model-select")
+            expect(select).to_have_value("demo")
+            held[0].continue_()
+            expect(select.locator("option[value='fake:fake-model']")).to_be_attached(
+                timeout=20_000
+            )
+            expect(select).to_have_value("demo")
+        finally:
+            context.close()
 
 
 def test_settings_keep_a_key_in_the_keyring_and_show_only_its_tail(

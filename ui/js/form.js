@@ -69,6 +69,8 @@ export class RunForm {
 
   /** The models to choose from; the remembered choice, else the default, else Auto (or the demo). */
   async loadModels({ refresh = false } = {}) {
+    // A choice made while the list loads (Try the demo, say) stands when it comes.
+    const before = this.model.value;
     let overview;
     try {
       overview = await loadModels({ refresh });
@@ -84,11 +86,12 @@ export class RunForm {
       remembered = null;
     }
     const fallback = overview.default || (hasRealModels(overview) ? "auto" : "demo");
+    const wanted = (this.model.value !== before ? this.model.value : null) || remembered;
     fillModelSelect(this.model, overview, {
       first: [["auto", "Auto (route by task)"]],
-      chosen: remembered || fallback,
+      chosen: wanted || fallback,
     });
-    if (remembered && this.model.value !== remembered) this.model.value = fallback;
+    if (wanted && this.model.value !== wanted) this.model.value = fallback;
   }
 
   /** Fill the form for a try of the demo. */
